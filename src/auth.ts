@@ -1,0 +1,62 @@
+/**
+ * Bearer authentication with constant-time key comparison. Browser-safe: no
+ * node:crypto, so the comparison is written out over UTF-8 bytes.
+ */
+import { ApiError } from './errors.js'
+
+export const DEFAULT_API_KEY = 'petstore-sandbox-key'
+
+// RFC 6750 b64token: the only characters a bearer credential may hold.
+const TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/
+
+/** Returns a function that throws a 401 ApiError unless the header carries an accepted key. */
+export function createAuthenticator(apiKeys: readonly string[]): (authorization: string | null) => void {
+  if (apiKeys.length === 0) {
+    throw new TypeError(
+      'Failed to create the sandbox: apiKeys is empty. Pass at least one key, or leave it out to use the default.',
+    )
+  }
+  const encoder = new TextEncoder()
+  const accepted = apiKeys.map((key) => {
+    if (!TOKEN_PATTERN.test(key)) {
+      throw new TypeError(
+        `Failed to create the sandbox: API key ${JSON.stringify(key)} is not a valid bearer token. Use letters, digits and - . _ ~ + / only.`,
+      )
+    }
+    return encoder.encode(key)
+  })
+
+  return (authorization) => {
+    if (authorization === null || authorization.trim() === '') {
+      throw unauthorized('Authorization header is missing; send "Authorization: Bearer <API key>"', false)
+    }
+    // The scheme is case-insensitive (RFC 7235 section 2.1); the credential is not.
+    const match = /^(\S+)(?:[ ]+(.*))?$/.exec(authorization.trim())
+    const scheme = match?.[1] ?? ''
+    const credential = match?.[2]?.trim() ?? ''
+    if (scheme.toLowerCase() !== 'bearer') {
+      throw unauthorized(`Authorization scheme must be Bearer, got ${JSON.stringify(scheme)}`, false)
+    }
+    if (credential === '') {
+      throw unauthorized('API key is empty; send "Authorization: Bearer <API key>"', true)
+    }
+    const candidate = encoder.encode(credential)
+    // Compare against every key without stopping early, so timing says nothing about which key or prefix matched.
+    let matched = false
+    for (const key of accepted) matched = constantTimeEqual(key, candidate) || matched
+    if (!matched) throw unauthorized('API key is not valid', true)
+  }
+}
+
+function unauthorized(message: string, credentialGiven: boolean): ApiError {
+  const challenge = credentialGiven ? 'Bearer realm="petstore", error="invalid_token"' : 'Bearer realm="petstore"'
+  return new ApiError('unauthorized', message, { 'WWW-Authenticate': challenge })
+}
+
+/** Compares two byte strings in time that depends only on the longer length. */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.length ^ b.length
+  const length = Math.max(a.length, b.length)
+  for (let i = 0; i < length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0)
+  return difference === 0
+}

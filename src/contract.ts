@@ -1,0 +1,169 @@
+/**
+ * The interface contract as zod schemas: the one source of the TypeScript types,
+ * of request validation, of the data model's schema and (later) of the OpenAPI document.
+ * Nothing in here knows about HTTP.
+ */
+import { z } from 'zod'
+
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const
+
+/** Limits of `GET /pets?limit=`, as the interface gives them. */
+export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const
+
+/**
+ * The interface leaves the constraints on `name` open. A blank name is almost
+ * certainly a client bug, and an unbounded one lets a single request bloat the
+ * store, so the sandbox takes 1..255 characters with at least one non-space.
+ */
+export const NAME_MAX_LENGTH = 255
+
+export const PetStatusSchema = z.enum(PET_STATUSES)
+
+// z.int() is the safe-integer range: int64 values JavaScript cannot hold exactly
+// are rejected instead of being silently rounded.
+const Int64Schema = z.int()
+
+export const PetSchema = z.object({
+  id: Int64Schema.min(1),
+  name: z.string().min(1).max(NAME_MAX_LENGTH).regex(/\S/),
+  categoryId: Int64Schema,
+  status: PetStatusSchema.optional(),
+})
+
+export const NewPetSchema = PetSchema.omit({ id: true })
+
+export const ErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  status: z.int(),
+})
+
+export const ListPetsQuerySchema = z.object({
+  limit: z.int().min(LIST_LIMIT.min).max(LIST_LIMIT.max).default(LIST_LIMIT.default),
+  status: PetStatusSchema.optional(),
+})
+
+export const PetIdSchema = Int64Schema
+
+export type PetStatus = z.infer<typeof PetStatusSchema>
+export type Pet = z.infer<typeof PetSchema>
+export type NewPet = z.infer<typeof NewPetSchema>
+export type ErrorBody = z.infer<typeof ErrorSchema>
+export type ListPetsQuery = z.infer<typeof ListPetsQuerySchema>
+
+/** The outcome of checking untrusted input against the contract. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] }
+
+/** Fields the service assigns; a request body that tries to set one is rejected, not ignored. */
+const SERVICE_ASSIGNED_FIELDS = ['id'] as const
+
+/**
+ * Checks a parsed JSON request body against NewPet. Unknown fields are dropped;
+ * fields the service assigns are refused so a client learns it cannot choose them.
+ */
+export function checkNewPet(input: unknown): Checked<NewPet> {
+  if (!isPlainObject(input)) {
+    return { ok: false, problems: [`body must be a JSON object, got ${describeJsonType(input)}`] }
+  }
+  const assigned = SERVICE_ASSIGNED_FIELDS.filter((field) => Object.hasOwn(input, field))
+  const result = NewPetSchema.safeParse(input)
+  const problems = [
+    ...assigned.map((field) => `${field} is assigned by the service and cannot be set`),
+    ...(result.success ? [] : describeIssues(result.error.issues, input)),
+  ]
+  if (problems.length > 0 || !result.success) return { ok: false, problems }
+  return { ok: true, value: result.data }
+}
+
+/** Checks one stored pet, as found in a fixtures file. */
+export function checkPet(input: unknown): Checked<Pet> {
+  if (!isPlainObject(input)) {
+    return { ok: false, problems: [`entry must be a JSON object, got ${describeJsonType(input)}`] }
+  }
+  const result = PetSchema.safeParse(input)
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, problems: describeIssues(result.error.issues, input) }
+}
+
+/**
+ * Checks the list query. Query values arrive as text; only plain decimal digits are
+ * read as numbers, so `1e1`, `1.5`, `+5` and the empty string stay text and fail
+ * as "not an integer" instead of being coerced.
+ */
+export function checkListPetsQuery(raw: Readonly<Record<string, string>>): Checked<ListPetsQuery> {
+  const input = {
+    ...(raw.limit !== undefined && { limit: readInteger(raw.limit) }),
+    ...(raw.status !== undefined && { status: raw.status }),
+  }
+  const result = ListPetsQuerySchema.safeParse(input)
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, problems: describeIssues(result.error.issues, input) }
+}
+
+/** Checks the `petId` path segment with the same integer rule as the body's int64 fields. */
+export function checkPetId(raw: string): Checked<number> {
+  const input = { petId: readInteger(raw) }
+  const result = z.object({ petId: PetIdSchema }).safeParse(input)
+  return result.success
+    ? { ok: true, value: result.data.petId }
+    : { ok: false, problems: describeIssues(result.error.issues, input) }
+}
+
+function readInteger(text: string): number | string {
+  return /^-?[0-9]+$/.test(text) ? Number(text) : text
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function describeJsonType(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (value === undefined) return 'nothing'
+  if (Number.isInteger(value)) return 'an integer'
+  return `a ${typeof value}`
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  // JSON.parse turns 1e400 into Infinity, which JSON.stringify would print as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to represent'
+  const json = JSON.stringify(value)
+  return json.length > 40 ? `${json.slice(0, 37)}...` : json
+}
+
+/** Turns zod issues into sentences that name the field and what is wrong with it. */
+function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<string, unknown>): string[] {
+  return issues.map((issue) => {
+    const field = issue.path.map(String).join('.') || 'value'
+    const value = issue.path.reduce<unknown>(
+      (node, key) => (isPlainObject(node) ? node[key as string] : undefined),
+      input,
+    )
+    const got = `got ${describeValue(value)}`
+    switch (issue.code) {
+      case 'invalid_type':
+        if (value === undefined) return `${field} is required`
+        return issue.expected === 'int' || issue.expected === 'number'
+          ? `${field} must be an integer, ${got}`
+          : `${field} must be a ${issue.expected}, ${got}`
+      case 'invalid_value':
+        return `${field} must be one of ${issue.values.map(String).join(', ')}, ${got}`
+      case 'too_small':
+        return issue.origin === 'string'
+          ? `${field} must not be empty`
+          : `${field} must be at least ${String(issue.minimum)}, ${got}`
+      case 'too_big':
+        return issue.origin === 'string'
+          ? `${field} must be at most ${String(issue.maximum)} characters long`
+          : `${field} must be at most ${String(issue.maximum)}, ${got}`
+      case 'invalid_format':
+        return `${field} must contain a non-space character`
+      default:
+        return `${field} is invalid: ${issue.message}`
+    }
+  })
+}
