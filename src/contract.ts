@@ -25,7 +25,7 @@ const Int64Schema = z.int()
 
 export const PetSchema = z.object({
   id: Int64Schema.min(1),
-  name: z.string().min(1).max(NAME_MAX_LENGTH).regex(/\S/),
+  name: z.string().min(1, { abort: true }).max(NAME_MAX_LENGTH).regex(/\S/),
   categoryId: Int64Schema,
   status: PetStatusSchema.optional(),
 })

@@ -9,6 +9,7 @@ import type { ErrorBody } from './contract.js'
  * these are the sandbox's, documented in the README.
  */
 export const ERROR_CODES = {
+  bad_request: 400,
   invalid_parameter: 400,
   invalid_body: 400,
   unauthorized: 401,

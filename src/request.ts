@@ -72,7 +72,9 @@ async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array
     if (done) break
     total += value.byteLength
     if (total > maxBytes) {
-      await reader.cancel()
+      // Not awaited: msw tees request bodies, and a tee branch's cancel() settles only once
+      // the other branch is cancelled too, which may be never.
+      reader.cancel().catch(() => undefined)
       throw tooLarge(maxBytes)
     }
     chunks.push(value)

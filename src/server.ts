@@ -97,6 +97,7 @@ export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): 
     }),
   )
   app.use(rejectOversizedBody(maxBodyBytes))
+  app.use(rejectInvalidHost)
   app.post(`${ADMIN_PATH}/reset`, async (_request, response) => {
     await sandbox.reset()
     response.status(204).end()
@@ -132,6 +133,17 @@ function rejectOversizedBody(maxBytes: number): RequestHandler {
     response.set('Connection', 'close')
     sendError(response, 'payload_too_large', `body must be at most ${maxBytes} bytes`)
   }
+}
+
+// The MSW bridge builds the request URL from the Host header; a malformed one would
+// otherwise surface as a 500 from `new URL`.
+const rejectInvalidHost: RequestHandler = (request, response, next) => {
+  const host = request.headers.host
+  if (host === undefined || URL.canParse(`http://${host}`)) {
+    next()
+    return
+  }
+  sendError(response, 'bad_request', `Host header ${JSON.stringify(host)} is not a valid host`)
 }
 
 const handleUnexpectedError: ErrorRequestHandler = (error, request, response, _next) => {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import { constantTimeEqual, createAuthenticator } from '../src/auth.js'
+import { ApiError } from '../src/errors.js'
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+describe('constantTimeEqual', () => {
+  it.each([
+    ['abc', 'abc', true],
+    ['abc', 'abd', false],
+    ['abc', 'ab', false],
+    ['ab', 'abc', false],
+    ['', '', true],
+    ['a', '', false],
+  ])('%j vs %j is %s', (a, b, equal) => {
+    expect(constantTimeEqual(bytes(a), bytes(b))).toBe(equal)
+  })
+})
+
+describe('createAuthenticator', () => {
+  const authenticate = createAuthenticator(['key-one', 'key-two'])
+  const failure = (header: string | null) => {
+    try {
+      authenticate(header)
+    } catch (error) {
+      return error as ApiError
+    }
+    throw new Error(`accepted ${String(header)}`)
+  }
+
+  it('accepts every configured key, with any case of the scheme and extra spaces', () => {
+    expect(() => {
+      authenticate('Bearer key-one')
+      authenticate('bearer key-two')
+      authenticate('BEARER   key-one  ')
+    }).not.toThrow()
+  })
+
+  it('tells a missing credential from a wrong one in the challenge', () => {
+    expect(failure(null).headers['WWW-Authenticate']).toBe('Bearer realm="petstore"')
+    expect(failure('Bearer nope').headers['WWW-Authenticate']).toBe('Bearer realm="petstore", error="invalid_token"')
+    expect(failure('Bearer key-one-and-more').message).toBe('API key is not valid')
+    expect(failure('Bearer').message).toContain('API key is empty')
+    expect(failure('Token key-one').message).toBe('Authorization scheme must be Bearer, got "Token"')
+  })
+
+  it('refuses to start with no keys or a key that cannot be sent as a bearer token', () => {
+    expect(() => createAuthenticator([])).toThrow('apiKeys is empty')
+    expect(() => createAuthenticator(['has space'])).toThrow('is not a valid bearer token')
+  })
+})

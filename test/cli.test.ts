@@ -1,0 +1,157 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { once } from 'node:events'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
+
+const running: Cli[] = []
+afterEach(async () => {
+  for (const cli of running.splice(0)) {
+    if (cli.child.exitCode === null) {
+      cli.child.kill('SIGKILL')
+      await cli.exited
+    }
+  }
+})
+
+async function start(args: string[], env: Record<string, string> = {}) {
+  const cli = spawnCli(args, env)
+  running.push(cli)
+  const [, apiUrl = ''] = await waitFor(cli, /listening on (http:\/\/\S+\/v1)\n/)
+  return { cli, apiUrl }
+}
+
+function tempFile(name: string, content: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'petstore-cli-')), name)
+  writeFileSync(path, content)
+  return path
+}
+
+describe('the petstore-sandbox command', () => {
+  it('prints the URL, the key and a curl line, answers requests, logs them and stops on SIGTERM', async () => {
+    const { cli, apiUrl } = await start(['--port', '0'])
+    expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    expect(cli.stdout()).toContain('API key: petstore-sandbox-key')
+    expect(cli.stdout()).toContain(`curl -H 'Authorization: Bearer petstore-sandbox-key' '${apiUrl}/pets?limit=3'`)
+
+    const response = await fetch(`${apiUrl}/pets?limit=3`, {
+      headers: { Authorization: 'Bearer petstore-sandbox-key' },
+    })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as unknown[]).length).toBe(3)
+    await waitFor(cli, /^GET \/v1\/pets\?limit=3 200 \d+\.\d ms$/m)
+
+    cli.child.kill('SIGTERM')
+    expect(await cli.exited).toBe(0)
+    expect(cli.stdout()).toContain('Stopped (SIGTERM).')
+  })
+
+  it('stops cleanly on SIGINT (Ctrl-C)', async () => {
+    const { cli } = await start(['--port', '0', '--quiet'])
+    cli.child.kill('SIGINT')
+    expect(await cli.exited).toBe(0)
+    expect(cli.stdout()).toContain('Stopped (SIGINT).')
+  })
+
+  it('logs no request lines with --quiet', async () => {
+    const { cli, apiUrl } = await start(['--port', '0', '--quiet'])
+    await fetch(`${apiUrl}/pets`)
+    cli.child.kill('SIGTERM')
+    await cli.exited
+    expect(cli.stdout()).not.toMatch(/^GET /m)
+  })
+
+  it('replaces the default key with the --api-key values', async () => {
+    const { cli, apiUrl } = await start(['--port', '0', '--api-key', 'alpha', '--api-key', 'beta'])
+    expect(cli.stdout()).toContain('API keys: alpha, beta')
+    const status = async (key: string) =>
+      (await fetch(`${apiUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } })).status
+    expect(await status('alpha')).toBe(200)
+    expect(await status('beta')).toBe(200)
+    expect(await status('petstore-sandbox-key')).toBe(401)
+  })
+
+  it('serves the pets of a --fixtures file', async () => {
+    const file = tempFile('pets.json', JSON.stringify([{ id: 5, name: 'Only', categoryId: 2, status: 'sold' }]))
+    const { apiUrl } = await start(['--port', '0', '--fixtures', file])
+    const response = await fetch(`${apiUrl}/pets`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
+    expect(await response.json()).toEqual([{ id: 5, name: 'Only', categoryId: 2, status: 'sold' }])
+  })
+
+  it('takes the port from PORT', async () => {
+    const probe = createServer().listen(0, '127.0.0.1')
+    await once(probe, 'listening')
+    const { port } = probe.address() as { port: number }
+    probe.close()
+    await once(probe, 'close')
+    const { apiUrl } = await start([], { PORT: String(port) })
+    expect(apiUrl).toBe(`http://127.0.0.1:${port}/v1`)
+  })
+
+  it('prints its version', async () => {
+    const cli = spawnCli(['--version'])
+    expect(await cli.exited).toBe(0)
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
+    expect(cli.stdout().trim()).toBe(version)
+  })
+
+  describe('exits with code 1 and one clear message', () => {
+    it.each([
+      [
+        'a fixtures entry with a bad field',
+        JSON.stringify([
+          { id: 1, name: 'a', categoryId: 1 },
+          { id: 2, name: 'b', categoryId: 'two' },
+        ]),
+        /^petstore-sandbox: Invalid fixtures file .*pets\.json: entry 1 \(id 2\): categoryId must be an integer, got "two"\n$/,
+      ],
+      [
+        'a fixtures file that is not JSON',
+        '[{"id": 1,',
+        /^petstore-sandbox: fixtures file .*pets\.json is not valid JSON: /,
+      ],
+      ['a fixtures file that is not an array', '{"pets": []}', /expected a JSON array of pets, got object\n$/],
+    ])('for %s', async (_, content, message) => {
+      const cli = spawnCli(['--port', '0', '--fixtures', tempFile('pets.json', content)])
+      expect(await cli.exited).toBe(1)
+      expect(cli.stderr()).toMatch(message)
+      expect(cli.stderr()).not.toContain('Usage:')
+    })
+
+    it('for a missing fixtures file', async () => {
+      const cli = spawnCli(['--fixtures', '/nonexistent/pets.json'])
+      expect(await cli.exited).toBe(1)
+      expect(cli.stderr()).toMatch(/^petstore-sandbox: cannot read fixtures file \/nonexistent\/pets\.json: ENOENT/)
+    })
+
+    it('for a port in use', async () => {
+      const blocker = createServer().listen(0, '127.0.0.1')
+      await once(blocker, 'listening')
+      const { port } = blocker.address() as { port: number }
+      try {
+        const cli = spawnCli(['--port', String(port)])
+        expect(await cli.exited).toBe(1)
+        expect(cli.stderr()).toBe(
+          `petstore-sandbox: Port ${port} on 127.0.0.1 is already in use. Choose another port, or 0 for a free one.\n`,
+        )
+      } finally {
+        blocker.close()
+      }
+    })
+
+    it.each([
+      [['--bogus'], "error: unknown option '--bogus'"],
+      [['--port', 'abc'], 'port must be an integer from 0 to 65535'],
+      [['--port', '70000'], 'port must be an integer from 0 to 65535'],
+      [['--api-key', 'has space'], 'API key "has space" is not a valid bearer token'],
+    ])('for %j', async (args, message) => {
+      const cli = spawnCli(args)
+      expect(await cli.exited).toBe(1)
+      expect(cli.stderr()).toContain(message)
+    })
+  })
+})

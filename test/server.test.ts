@@ -1,0 +1,191 @@
+import { createServer } from 'node:http'
+import { once } from 'node:events'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { ServerStartError, startServer, type RunningServer } from '../src/server.js'
+import { rawRequest } from './support/raw-http.js'
+
+const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
+
+describe('startServer', () => {
+  let server: RunningServer
+  const lines: string[] = []
+
+  beforeAll(async () => {
+    server = await startServer({ port: 0, log: (line) => lines.push(line) })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+  beforeEach(async () => {
+    lines.length = 0
+    await server.sandbox.reset()
+  })
+
+  it('listens on 127.0.0.1 and a free port when given port 0', () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(server.apiUrl).toBe(`${server.url}/v1`)
+  })
+
+  describe('CORS', () => {
+    it('answers a preflight from another origin, allowing Authorization and Content-Type', async () => {
+      const response = await fetch(`${server.apiUrl}/pets`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: 'http://localhost:5173',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization, content-type',
+        },
+      })
+      expect(response.status).toBe(204)
+      expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
+      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type')
+      expect(response.headers.get('access-control-allow-methods')).toContain('POST')
+      expect(response.headers.get('vary')).toContain('Origin')
+    })
+
+    it('reflects the origin and exposes Location on a real answer', async () => {
+      const response = await fetch(`${server.apiUrl}/pets`, {
+        method: 'POST',
+        headers: { ...AUTH, 'Content-Type': 'application/json', Origin: 'https://app.example.com' },
+        body: '{"name":"Rex","categoryId":1}',
+      })
+      expect(response.status).toBe(201)
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+      expect(response.headers.get('access-control-expose-headers')?.split(',')).toEqual(
+        expect.arrayContaining(['Location', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate']),
+      )
+    })
+
+    it('carries CORS headers on errors too, so the browser can read them', async () => {
+      const response = await fetch(`${server.apiUrl}/pets`, { headers: { Origin: 'https://app.example.com' } })
+      expect(response.status).toBe(401)
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    })
+  })
+
+  describe('body cap', () => {
+    it('refuses a declared oversized body before reading it, closing the connection', async () => {
+      const answer = await rawRequest(
+        server.url,
+        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":',
+      )
+      expect(answer.status).toBe(413)
+      expect(answer.head).toMatch(/^Connection: close$/im)
+      expect(JSON.parse(answer.body)).toEqual({
+        code: 'payload_too_large',
+        message: 'body must be at most 16384 bytes',
+        status: 413,
+      })
+      expect(await server.sandbox.pets.count()).toBe(32)
+    })
+
+    it('refuses a chunked body once it passes the cap', async () => {
+      const chunk = `4000\r\n${'x'.repeat(0x4000)}\r\n`
+      const answer = await rawRequest(
+        server.url,
+        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\n' +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
+          `${chunk}${chunk}0\r\n\r\n`,
+      )
+      expect(answer.status).toBe(413)
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'payload_too_large', status: 413 })
+      expect(await server.sandbox.pets.count()).toBe(32)
+    })
+  })
+
+  describe('admin reset', () => {
+    it('POST /__sandbox/reset answers 204 and restores the seed', async () => {
+      await server.sandbox.pets.create({ name: 'Temporary', categoryId: 1 })
+      expect(await server.sandbox.pets.count()).toBe(33)
+      const response = await fetch(`${server.url}/__sandbox/reset`, { method: 'POST' })
+      expect(response.status).toBe(204)
+      expect(await response.text()).toBe('')
+      expect(await server.sandbox.pets.count()).toBe(32)
+      expect(await server.sandbox.pets.get(33)).toBeUndefined()
+    })
+
+    it('GET /__sandbox/reset answers 405 with Allow: POST and changes nothing', async () => {
+      await server.sandbox.pets.create({ name: 'Stays', categoryId: 1 })
+      const response = await fetch(`${server.url}/__sandbox/reset`)
+      expect(response.status).toBe(405)
+      expect(response.headers.get('allow')).toBe('POST')
+      expect(await response.json()).toMatchObject({ code: 'method_not_allowed', status: 405 })
+      expect(await server.sandbox.pets.count()).toBe(33)
+    })
+  })
+
+  describe('outside the API', () => {
+    it.each(['/', '/pets', '/favicon.ico', '/v2/pets', '/__sandbox'])('GET %s answers a JSON 404', async (path) => {
+      const response = await fetch(`${server.url}${path}`)
+      expect(response.status).toBe(404)
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(await response.json()).toEqual({
+        code: 'not_found',
+        message: `${path} does not exist; the API lives under /v1, the admin routes under /__sandbox`,
+        status: 404,
+      })
+    })
+
+    it('answers a malformed Host header with 400, not 500', async () => {
+      const answer = await rawRequest(
+        server.url,
+        'GET /v1/pets HTTP/1.1\r\nHost: a b\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
+      )
+      expect(answer.status).toBe(400)
+      expect(JSON.parse(answer.body)).toEqual({
+        code: 'bad_request',
+        message: 'Host header "a b" is not a valid host',
+        status: 400,
+      })
+    })
+  })
+
+  it('logs one line per request with method, path, status and milliseconds', async () => {
+    await fetch(`${server.apiUrl}/pets?limit=2`, { headers: AUTH })
+    await fetch(`${server.apiUrl}/pets/999`, { headers: AUTH })
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(/^GET \/v1\/pets\?limit=2 200 \d+\.\d ms$/)
+    expect(lines[1]).toMatch(/^GET \/v1\/pets\/999 404 \d+\.\d ms$/)
+  })
+})
+
+describe('startServer failures and shutdown', () => {
+  it('rejects with a clear ServerStartError when the port is taken', async () => {
+    const blocker = createServer()
+    blocker.listen(0, '127.0.0.1')
+    await once(blocker, 'listening')
+    const { port } = blocker.address() as { port: number }
+    try {
+      await expect(startServer({ port })).rejects.toThrow(
+        new ServerStartError(`Port ${port} on 127.0.0.1 is already in use. Choose another port, or 0 for a free one.`),
+      )
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('close() resolves promptly with a keep-alive connection still open', async () => {
+    const server = await startServer({ port: 0 })
+    await fetch(`${server.apiUrl}/pets`, { headers: { ...AUTH, Connection: 'keep-alive' } })
+    const started = performance.now()
+    await server.close()
+    expect(performance.now() - started).toBeLessThan(1000)
+    await expect(fetch(`${server.apiUrl}/pets`, { headers: AUTH })).rejects.toThrow()
+  })
+
+  it('gives each server its own data', async () => {
+    const [one, two] = await Promise.all([startServer({ port: 0 }), startServer({ port: 0 })])
+    try {
+      await fetch(`${one.apiUrl}/pets`, {
+        method: 'POST',
+        headers: { ...AUTH, 'Content-Type': 'application/json' },
+        body: '{"name":"Mine","categoryId":1}',
+      })
+      expect((await fetch(`${one.apiUrl}/pets/33`, { headers: AUTH })).status).toBe(200)
+      expect((await fetch(`${two.apiUrl}/pets/33`, { headers: AUTH })).status).toBe(404)
+    } finally {
+      await Promise.all([one.close(), two.close()])
+    }
+  })
+})

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import { createPetStore, PetValidationError } from '../src/store.js'
+
+// Inserted out of id order on purpose: ordering must come from the ids, not insertion.
+const seed = [
+  { id: 10, name: 'Ten', categoryId: 1, status: 'sold' as const },
+  { id: 3, name: 'Three', categoryId: 2 },
+  { id: 7, name: 'Seven', categoryId: 1, status: 'sold' as const },
+  { id: 5, name: 'Five', categoryId: 3, status: 'available' as const },
+]
+
+describe('the pet store', () => {
+  it('lists by id ascending whatever the insertion order, with limit applied after sorting', async () => {
+    const store = createPetStore(seed)
+    expect((await store.list()).map((pet) => pet.id)).toEqual([3, 5, 7, 10])
+    expect((await store.list({ limit: 2 })).map((pet) => pet.id)).toEqual([3, 5])
+    expect((await store.list({ status: 'sold', limit: 1 })).map((pet) => pet.id)).toEqual([7])
+  })
+
+  it('assigns ids from one past the highest seeded id, never reusing gaps', async () => {
+    const store = createPetStore(seed)
+    expect((await store.create({ name: 'A', categoryId: 1 })).id).toBe(11)
+    expect((await store.create({ name: 'B', categoryId: 1 })).id).toBe(12)
+  })
+
+  it('starts at id 1 with an empty seed', async () => {
+    const store = createPetStore([])
+    expect(await store.list()).toEqual([])
+    expect((await store.create({ name: 'First', categoryId: 1 })).id).toBe(1)
+  })
+
+  it('reset restores the seed and the id sequence exactly', async () => {
+    const store = createPetStore(seed)
+    const before = JSON.stringify(await store.list())
+    await store.create({ name: 'A', categoryId: 1 })
+    await store.reset()
+    expect(JSON.stringify(await store.list())).toBe(before)
+    expect((await store.create({ name: 'B', categoryId: 1 })).id).toBe(11)
+  })
+
+  it('drops a create still in flight when a reset happens', async () => {
+    const store = createPetStore(seed)
+    const pending = store.create({ name: 'In flight', categoryId: 1 })
+    const reset = store.reset()
+    await Promise.all([pending, reset])
+    expect(await store.count()).toBe(seed.length)
+    expect((await store.create({ name: 'After', categoryId: 1 })).id).toBe(11)
+  })
+
+  it('hands out copies: changing a returned pet does not change the store', async () => {
+    const store = createPetStore(seed)
+    const pet = await store.get(3)
+    if (pet === undefined) throw new Error('pet 3 missing')
+    pet.name = 'Mutated'
+    expect((await store.get(3))?.name).toBe('Three')
+  })
+
+  it('validates what create is given and stores nothing when it is wrong', async () => {
+    const store = createPetStore(seed)
+    await expect(store.create({ name: '', categoryId: 1.5 })).rejects.toThrow(
+      new PetValidationError(['name must not be empty', 'categoryId must be an integer, got 1.5']),
+    )
+    expect(await store.count()).toBe(seed.length)
+    expect((await store.create({ name: 'Valid', categoryId: 1 })).id).toBe(11)
+  })
+
+  it('keeps two stores apart', async () => {
+    const one = createPetStore(seed)
+    const two = createPetStore(seed)
+    await one.create({ name: 'Only in one', categoryId: 1 })
+    expect(await one.count()).toBe(5)
+    expect(await two.count()).toBe(4)
+    expect(await two.get(11)).toBeUndefined()
+  })
+})

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Spawned CLIs and real servers need a little more than the default on a loaded 2-core machine.
+    testTimeout: 15_000,
+  },
+})
