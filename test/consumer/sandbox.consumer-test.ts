@@ -9,9 +9,13 @@ const sandbox = createSandbox()
 const server = setupServer(...sandbox.handlers)
 const auth = { Authorization: `Bearer ${DEFAULT_API_KEY}` }
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+beforeAll(() => {
+  server.listen({ onUnhandledRequest: 'error' })
+})
 beforeEach(() => sandbox.reset())
-afterAll(() => server.close())
+afterAll(() => {
+  server.close()
+})
 
 it('lists the seeded pets through setupServer', async () => {
   const response = await fetch('https://petstore.example/v1/pets', { headers: auth })
