@@ -20,7 +20,7 @@ export default tseslint.config(
       // Handlers are async for a uniform Operation type even when they only throw.
       '@typescript-eslint/require-await': 'off',
       // Express tells error handlers apart by their four parameters, used or not.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {

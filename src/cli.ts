@@ -86,12 +86,12 @@ function fail(message: string): never {
 
 function printBanner(server: RunningServer): void {
   const key = server.sandbox.apiKeys[0] ?? DEFAULT_API_KEY
-  const others = server.sandbox.apiKeys.length > 1 ? ` (and ${server.sandbox.apiKeys.length - 1} more)` : ''
   console.log(
     [
       `Pet Store sandbox listening on ${server.apiUrl}`,
       `API key${server.sandbox.apiKeys.length > 1 ? 's' : ''}: ${server.sandbox.apiKeys.join(', ')}`,
-      `Try:   curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'${others}`,
+      `Try:   curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`,
+      `Docs:  ${server.url}/`,
       `Reset: curl -X POST ${server.url}/__sandbox/reset`,
       'Press Ctrl-C to stop.',
     ].join('\n'),

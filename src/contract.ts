@@ -17,39 +17,53 @@ export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const
  */
 export const NAME_MAX_LENGTH = 255
 
-export const PetStatusSchema = z.enum(PET_STATUSES)
+export const PetStatusSchema = z.enum(PET_STATUSES).meta({ description: 'Availability of the animal' })
 
 // z.int() is the safe-integer range: int64 values JavaScript cannot hold exactly
 // are rejected instead of being silently rounded.
 const Int64Schema = z.int()
 
 export const PetSchema = z.object({
-  id: Int64Schema.min(1),
-  name: z.string().min(1, { abort: true }).max(NAME_MAX_LENGTH).regex(/\S/),
-  categoryId: Int64Schema,
+  id: Int64Schema.min(1).meta({ description: 'Unique identifier assigned by the service on creation' }),
+  name: z.string().min(1, { abort: true }).max(NAME_MAX_LENGTH).regex(/\S/).meta({ description: "The animal's name" }),
+  categoryId: Int64Schema.meta({ description: 'Identifier of the category the animal belongs to' }),
   status: PetStatusSchema.optional(),
 })
 
 export const NewPetSchema = PetSchema.omit({ id: true })
 
 export const ErrorSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  status: z.int(),
+  code: z.string().meta({ description: 'Machine-readable error code' }),
+  message: z.string().meta({ description: 'Human-readable description' }),
+  status: z.int().min(400).max(599).meta({ description: 'The HTTP status code' }),
 })
 
 export const ListPetsQuerySchema = z.object({
-  limit: z.int().min(LIST_LIMIT.min).max(LIST_LIMIT.max).default(LIST_LIMIT.default),
+  limit: z
+    .int()
+    .min(LIST_LIMIT.min)
+    .max(LIST_LIMIT.max)
+    .default(LIST_LIMIT.default)
+    .meta({ description: 'Maximum number of animals returned' }),
   status: PetStatusSchema.optional(),
 })
 
-export const PetIdSchema = Int64Schema
+export const PetIdSchema = Int64Schema.meta({ description: 'Identifier of the animal' })
 
 export type PetStatus = z.infer<typeof PetStatusSchema>
 export type Pet = z.infer<typeof PetSchema>
 export type NewPet = z.infer<typeof NewPetSchema>
 export type ErrorBody = z.infer<typeof ErrorSchema>
 export type ListPetsQuery = z.infer<typeof ListPetsQuerySchema>
+
+/**
+ * A JSON number literal that a JavaScript number cannot hold exactly, such as
+ * `1.00000000000000001` or `9007199254740993`. Body parsing keeps these as text, so a
+ * value that rounds to an integer is still refused instead of being silently accepted.
+ */
+export class InexactNumber {
+  constructor(readonly literal: string) {}
+}
 
 /** The outcome of checking untrusted input against the contract. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] }
@@ -116,12 +130,15 @@ function readInteger(text: string): number | string {
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  if (typeof value !== 'object' || value === null) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
 }
 
 function describeJsonType(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
+  if (value instanceof InexactNumber) return 'a number'
   if (value === undefined) return 'nothing'
   if (Number.isInteger(value)) return 'an integer'
   return `a ${typeof value}`
@@ -129,8 +146,7 @@ function describeJsonType(value: unknown): string {
 
 function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing'
-  // JSON.parse turns 1e400 into Infinity, which JSON.stringify would print as null.
-  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to represent'
+  if (value instanceof InexactNumber) return value.literal
   const json = JSON.stringify(value)
   return json.length > 40 ? `${json.slice(0, 37)}...` : json
 }
@@ -147,6 +163,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<strin
     switch (issue.code) {
       case 'invalid_type':
         if (value === undefined) return `${field} is required`
+        if (value instanceof InexactNumber) {
+          return `${field} must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, ${got}`
+        }
         return issue.expected === 'int' || issue.expected === 'number'
           ? `${field} must be an integer, ${got}`
           : `${field} must be a ${issue.expected}, ${got}`

@@ -13,11 +13,13 @@ export const ERROR_CODES = {
   invalid_parameter: 400,
   invalid_body: 400,
   unauthorized: 401,
+  forbidden: 403,
   pet_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  headers_too_large: 431,
   internal_error: 500,
   not_implemented: 501,
 } as const

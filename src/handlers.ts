@@ -25,12 +25,17 @@ export interface HandlerContext {
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z')
 export const GET_PET_SUNSET_AT = new Date('2030-12-05T00:00:00Z')
 
+/** Methods the labelled (experimental, beta) endpoints answer, all with 501. */
+export const LABELLED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
+
 type Operation = (request: Request, context: HandlerContext) => Promise<Response>
 
 export function createHandlers(context: HandlerContext): HttpHandler[] {
   const { base } = context
   const pets = routePattern(base, '/pets')
   const pet = routePattern(base, '/pets/[^/]+')
+  const orders = routePattern(base, '/store/orders')
+  const labelled = routePattern(base, '/(?:experimental|beta)/[^/]+')
   const deprecation = {
     Deprecation: `@${GET_PET_DEPRECATED_AT.getTime() / 1000}`,
     Sunset: GET_PET_SUNSET_AT.toUTCString(),
@@ -50,9 +55,12 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     http.get(pets, answer(listPets)),
     http.post(pets, answer(createPet)),
     http.get(pet, answer(getPet, deprecation)),
-    http.all(routePattern(base, '/(?:store/orders|experimental|beta)(?:/.*)?'), answer(notImplemented)),
+    http.get(orders, answer(notImplemented)),
+    ...LABELLED_METHODS.map((method) => http[method](labelled, answer(notImplemented))),
     http.all(pets, answer(methodNotAllowed('GET, POST'))),
     http.all(pet, answer(methodNotAllowed('GET'))),
+    http.all(orders, answer(methodNotAllowed('GET'))),
+    http.all(labelled, answer(methodNotAllowed(LABELLED_METHODS.join(', ').toUpperCase()))),
     http.all(routePattern(base, '(?:/.*)?'), answer(notFound)),
   ]
 }

@@ -2,6 +2,8 @@
  * Reading a Fetch Request into plain values for the contract checks: the query as
  * single strings, the body as parsed JSON within a byte cap. Failures are ApiErrors.
  */
+import { isSafeNumber, parse } from 'lossless-json'
+import { InexactNumber } from './contract.js'
 import { ApiError } from './errors.js'
 
 /** Default cap on request bodies: far above any real NewPet, far below anything harmful. */
@@ -26,7 +28,7 @@ export function readQuery(url: URL, known: readonly string[]): Record<string, st
 /**
  * The request body parsed as JSON. Refuses a non-JSON content type (415), a body over
  * `maxBytes` (413, counted while streaming so a huge body is never buffered), and an
- * empty, non-UTF-8 or malformed body (400).
+ * empty, non-UTF-8 or malformed body, including one with a duplicated key (400).
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const contentType = request.headers.get('content-type')
@@ -50,7 +52,9 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     throw new ApiError('invalid_body', 'body is required: send a JSON object with name and categoryId')
   }
   try {
-    return JSON.parse(text) as unknown
+    // lossless-json rather than JSON.parse: it hands over each number's literal, so one
+    // that a JavaScript number would round (1.00000000000000001) stays recognisable.
+    return parse(text, null, (literal) => (isSafeNumber(literal) ? Number(literal) : new InexactNumber(literal)))
   } catch (error) {
     const detail = error instanceof SyntaxError ? `: ${error.message}` : ''
     throw new ApiError('invalid_body', `body is not valid JSON${detail}`)

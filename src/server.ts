@@ -1,23 +1,33 @@
 /**
  * The Node entry: an express 5 app around the sandbox's handlers, and startServer().
- * It wraps the handlers and never re-implements a rule: CORS, a body cap, the admin
- * routes and a JSON 404 are all it adds.
+ * It wraps the handlers and never re-implements a rule: CORS, guards against malformed
+ * HTTP, the admin routes, the OpenAPI document and its reference page, and a JSON 404.
  */
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
+import express, { type ErrorRequestHandler } from 'express'
 import morgan from 'morgan'
 import { DEFAULT_BASE_PATH } from './base-url.js'
-import { errorBody, type ErrorCode } from './errors.js'
+import {
+  admitRequest,
+  answerClientError,
+  answerConnect,
+  onlyLocalOrigins,
+  rejectOversizedBody,
+  writeError,
+} from './http-guards.js'
+import { createOpenApiDocument } from './openapi.js'
+import { REFERENCE_SCRIPT, referencePage, swaggerUiDirectory } from './reference-page.js'
 import { DEFAULT_MAX_BODY_BYTES } from './request.js'
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 3210
 export const ADMIN_PATH = '/__sandbox'
+const DOCS_ASSETS_PATH = `${ADMIN_PATH}/docs`
 
 export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl'> {
   /** Port to listen on; 0 picks a free one. Default: 0. */
@@ -55,7 +65,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { port = 0, host = DEFAULT_HOST, log, ...sandboxOptions } = options
   const sandbox = createSandbox(sandboxOptions)
   const app = createApp(sandbox, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log })
-  const server = createServer(app)
+  // The request line is checked before express parses it: express answers some bad
+  // targets with an HTML page, and the MSW bridge fails on others.
+  const server = createServer((request, response) => {
+    if (admitRequest(request, response)) app(request, response)
+  })
+  server.on('clientError', answerClientError)
+  server.on('connect', answerConnect)
   try {
     server.listen(port, host)
     await once(server, 'listening')
@@ -96,21 +112,41 @@ export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): 
       maxAge: 600,
     }),
   )
-  app.use(rejectOversizedBody(maxBodyBytes))
-  app.use(rejectInvalidHost)
+  app.use(rejectOversizedBody(DEFAULT_BASE_PATH, maxBodyBytes))
+
+  const document = createOpenApiDocument()
+  app.get('/openapi.json', (_request, response) => {
+    response.json(document)
+  })
+  app.get('/', (_request, response) => {
+    response.type('html').send(referencePage(DOCS_ASSETS_PATH, sandbox.apiKeys[0] ?? ''))
+  })
+
+  app.use(ADMIN_PATH, onlyLocalOrigins)
+  app.get(`${DOCS_ASSETS_PATH}/reference.js`, (_request, response) => {
+    response.type('js').send(REFERENCE_SCRIPT)
+  })
+  app.use(DOCS_ASSETS_PATH, express.static(swaggerUiDirectory(), { index: false, fallthrough: true }))
   app.post(`${ADMIN_PATH}/reset`, async (_request, response) => {
     await sandbox.reset()
     response.status(204).end()
   })
   app.all(`${ADMIN_PATH}/reset`, (request, response) => {
-    response.set('Allow', 'POST')
-    sendError(response, 'method_not_allowed', `${request.method} is not allowed on ${ADMIN_PATH}/reset; allowed: POST`)
+    writeError(
+      response,
+      'method_not_allowed',
+      `${request.method} is not allowed on ${ADMIN_PATH}/reset; allowed: POST`,
+      {
+        Allow: 'POST',
+      },
+    )
   })
+
   // The middleware is typed against msw's CommonJS declarations, ours against its ESM ones: the
   // classes are the same at run time, but TypeScript sees two unrelated declarations.
   app.use(createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>)))
   app.use((request, response) => {
-    sendError(
+    writeError(
       response,
       'not_found',
       `${request.path} does not exist; the API lives under ${DEFAULT_BASE_PATH}, the admin routes under ${ADMIN_PATH}`,
@@ -120,44 +156,13 @@ export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): 
   return app
 }
 
-// Refuses a declared oversized body before anything reads it. Bodies without a length
-// (chunked) are counted by the handlers while they stream.
-function rejectOversizedBody(maxBytes: number): RequestHandler {
-  return (request, response, next) => {
-    const declared = Number(request.headers['content-length'] ?? 0)
-    if (declared <= maxBytes) {
-      next()
-      return
-    }
-    // The body is left unread, so the connection cannot be reused.
-    response.set('Connection', 'close')
-    sendError(response, 'payload_too_large', `body must be at most ${maxBytes} bytes`)
-  }
-}
-
-// The MSW bridge builds the request URL from the Host header; a malformed one would
-// otherwise surface as a 500 from `new URL`.
-const rejectInvalidHost: RequestHandler = (request, response, next) => {
-  const host = request.headers.host
-  if (host === undefined || URL.canParse(`http://${host}`)) {
-    next()
-    return
-  }
-  sendError(response, 'bad_request', `Host header ${JSON.stringify(host)} is not a valid host`)
-}
-
 const handleUnexpectedError: ErrorRequestHandler = (error, request, response, _next) => {
   console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.originalUrl}`, error)
   if (response.headersSent) {
     response.destroy()
     return
   }
-  sendError(response, 'internal_error', 'The sandbox failed to handle this request; see its log')
-}
-
-function sendError(response: express.Response, code: ErrorCode, message: string): void {
-  const body = errorBody(code, message)
-  response.status(body.status).json(body)
+  writeError(response, 'internal_error', 'The sandbox failed to handle this request; see its log')
 }
 
 function describeListenError(error: unknown, host: string, port: number): string {

@@ -69,6 +69,11 @@ export function createPetStore(seed: readonly Pet[]): PetStore {
       const state = await current
       // Taken synchronously, so parallel creates can never share an id.
       const id = state.nextId++
+      if (id > Number.MAX_SAFE_INTEGER) {
+        throw new Error(
+          `Failed to create a pet: the id sequence is exhausted (the seed holds id ${Number.MAX_SAFE_INTEGER}). Seed lower ids.`,
+        )
+      }
       return copy(await state.collection.create({ id, ...checked.value }))
     },
 

@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { checkedFetch } from './support/openapi-check.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const running: Cli[] = []
@@ -36,7 +37,7 @@ describe('the petstore-sandbox command', () => {
     expect(cli.stdout()).toContain('API key: petstore-sandbox-key')
     expect(cli.stdout()).toContain(`curl -H 'Authorization: Bearer petstore-sandbox-key' '${apiUrl}/pets?limit=3'`)
 
-    const response = await fetch(`${apiUrl}/pets?limit=3`, {
+    const response = await checkedFetch(`${apiUrl}/pets?limit=3`, {
       headers: { Authorization: 'Bearer petstore-sandbox-key' },
     })
     expect(response.status).toBe(200)
@@ -57,7 +58,7 @@ describe('the petstore-sandbox command', () => {
 
   it('logs no request lines with --quiet', async () => {
     const { cli, apiUrl } = await start(['--port', '0', '--quiet'])
-    await fetch(`${apiUrl}/pets`)
+    await checkedFetch(`${apiUrl}/pets`)
     cli.child.kill('SIGTERM')
     await cli.exited
     expect(cli.stdout()).not.toMatch(/^GET /m)
@@ -67,7 +68,7 @@ describe('the petstore-sandbox command', () => {
     const { cli, apiUrl } = await start(['--port', '0', '--api-key', 'alpha', '--api-key', 'beta'])
     expect(cli.stdout()).toContain('API keys: alpha, beta')
     const status = async (key: string) =>
-      (await fetch(`${apiUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } })).status
+      (await checkedFetch(`${apiUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } })).status
     expect(await status('alpha')).toBe(200)
     expect(await status('beta')).toBe(200)
     expect(await status('petstore-sandbox-key')).toBe(401)
@@ -76,7 +77,7 @@ describe('the petstore-sandbox command', () => {
   it('serves the pets of a --fixtures file', async () => {
     const file = tempFile('pets.json', JSON.stringify([{ id: 5, name: 'Only', categoryId: 2, status: 'sold' }]))
     const { apiUrl } = await start(['--port', '0', '--fixtures', file])
-    const response = await fetch(`${apiUrl}/pets`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
+    const response = await checkedFetch(`${apiUrl}/pets`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
     expect(await response.json()).toEqual([{ id: 5, name: 'Only', categoryId: 2, status: 'sold' }])
   })
 

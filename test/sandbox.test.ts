@@ -1,14 +1,17 @@
 import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { createSandbox, defaultSandbox, handlers, type Pet, type Sandbox } from '../src/index.js'
+import { expectConforms } from './support/openapi-check.js'
 
 const KEY = 'petstore-sandbox-key'
 
-async function send(sandbox: Sandbox, url: string, init: RequestInit & { key?: string } = {}) {
-  const { key = KEY, ...rest } = init
+async function send(sandbox: Sandbox, url: string, init: RequestInit & { key?: string; basePath?: string } = {}) {
+  const { key = KEY, basePath, ...rest } = init
   const headers = new Headers(rest.headers)
   headers.set('Authorization', `Bearer ${key}`)
-  return getResponse([...sandbox.handlers], new Request(url, { ...rest, headers }))
+  const response = await getResponse([...sandbox.handlers], new Request(url, { ...rest, headers }))
+  if (response) await expectConforms(rest.method ?? 'GET', url, response, basePath)
+  return response
 }
 
 describe('createSandbox', () => {
@@ -58,10 +61,16 @@ describe('createSandbox', () => {
 
   it('serves under another path prefix, with links that follow it', async () => {
     const sandbox = createSandbox({ baseUrl: '/api/v1' })
-    const response = await send(sandbox, 'https://a.test/api/v1/pets/1')
+    const response = await send(sandbox, 'https://a.test/api/v1/pets/1', { basePath: '/api/v1' })
     expect(response?.status).toBe(200)
     expect(response?.headers.get('link')).toBe('</api/v1/pets>; rel="successor-version"')
     expect(await send(sandbox, 'https://a.test/v1/pets')).toBeUndefined()
+  })
+
+  it('answers 405 with Allow for OPTIONS in-process (the server answers OPTIONS with CORS instead)', async () => {
+    const response = await send(createSandbox(), 'https://a.test/v1/beta/anything', { method: 'OPTIONS' })
+    expect(response?.status).toBe(405)
+    expect(response?.headers.get('allow')).toBe('GET, POST, PUT, PATCH, DELETE')
   })
 
   it('accepts only the given API keys', async () => {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import { once } from 'node:events'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { checkedFetch, openapi } from './support/openapi-check.js'
 import { ServerStartError, startServer, type RunningServer } from '../src/server.js'
 import { rawRequest } from './support/raw-http.js'
 
@@ -28,7 +29,7 @@ describe('startServer', () => {
 
   describe('CORS', () => {
     it('answers a preflight from another origin, allowing Authorization and Content-Type', async () => {
-      const response = await fetch(`${server.apiUrl}/pets`, {
+      const response = await checkedFetch(`${server.apiUrl}/pets`, {
         method: 'OPTIONS',
         headers: {
           Origin: 'http://localhost:5173',
@@ -44,7 +45,7 @@ describe('startServer', () => {
     })
 
     it('reflects the origin and exposes Location on a real answer', async () => {
-      const response = await fetch(`${server.apiUrl}/pets`, {
+      const response = await checkedFetch(`${server.apiUrl}/pets`, {
         method: 'POST',
         headers: { ...AUTH, 'Content-Type': 'application/json', Origin: 'https://app.example.com' },
         body: '{"name":"Rex","categoryId":1}',
@@ -57,27 +58,46 @@ describe('startServer', () => {
     })
 
     it('carries CORS headers on errors too, so the browser can read them', async () => {
-      const response = await fetch(`${server.apiUrl}/pets`, { headers: { Origin: 'https://app.example.com' } })
+      const response = await checkedFetch(`${server.apiUrl}/pets`, { headers: { Origin: 'https://app.example.com' } })
       expect(response.status).toBe(401)
       expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     })
   })
 
   describe('body cap', () => {
-    it('refuses a declared oversized body before reading it, closing the connection', async () => {
+    it('refuses a declared oversized API body from its Content-Length, without reading it', async () => {
       const answer = await rawRequest(
         server.url,
         'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\n' +
-          'Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":',
+          'Content-Type: application/json\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n{"name":',
       )
       expect(answer.status).toBe(413)
-      expect(answer.head).toMatch(/^Connection: close$/im)
       expect(JSON.parse(answer.body)).toEqual({
         code: 'payload_too_large',
         message: 'body must be at most 16384 bytes',
         status: 413,
       })
       expect(await server.sandbox.pets.count()).toBe(32)
+    })
+
+    it('authenticates before looking at the body size', async () => {
+      const answer = await rawRequest(
+        server.url,
+        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 1000000\r\nConnection: close\r\n\r\n{"name":',
+      )
+      expect(answer.status).toBe(401)
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'unauthorized', status: 401 })
+    })
+
+    it('refuses a declared oversized body outside the API before reading it, closing the connection', async () => {
+      const answer = await rawRequest(
+        server.url,
+        'POST /__sandbox/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{',
+      )
+      expect(answer.status).toBe(413)
+      expect(answer.head).toMatch(/^Connection: close$/im)
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'payload_too_large', status: 413 })
     })
 
     it('refuses a chunked body once it passes the cap', async () => {
@@ -98,16 +118,42 @@ describe('startServer', () => {
     it('POST /__sandbox/reset answers 204 and restores the seed', async () => {
       await server.sandbox.pets.create({ name: 'Temporary', categoryId: 1 })
       expect(await server.sandbox.pets.count()).toBe(33)
-      const response = await fetch(`${server.url}/__sandbox/reset`, { method: 'POST' })
+      const response = await checkedFetch(`${server.url}/__sandbox/reset`, { method: 'POST' })
       expect(response.status).toBe(204)
       expect(await response.text()).toBe('')
       expect(await server.sandbox.pets.count()).toBe(32)
       expect(await server.sandbox.pets.get(33)).toBeUndefined()
     })
 
+    it('refuses a reset from a web page on another site, and changes nothing', async () => {
+      await server.sandbox.pets.create({ name: 'Stays', categoryId: 1 })
+      const response = await checkedFetch(`${server.url}/__sandbox/reset`, {
+        method: 'POST',
+        headers: { Origin: 'https://evil.example' },
+      })
+      expect(response.status).toBe(403)
+      expect(await response.json()).toEqual({
+        code: 'forbidden',
+        message: 'Admin routes accept requests from this machine only, not from origin https://evil.example',
+        status: 403,
+      })
+      expect(await server.sandbox.pets.count()).toBe(33)
+    })
+
+    it.each(['http://localhost:5173', 'http://127.0.0.1:8080'])(
+      'accepts a reset from the local origin %s',
+      async (origin) => {
+        const response = await checkedFetch(`${server.url}/__sandbox/reset`, {
+          method: 'POST',
+          headers: { Origin: origin },
+        })
+        expect(response.status).toBe(204)
+      },
+    )
+
     it('GET /__sandbox/reset answers 405 with Allow: POST and changes nothing', async () => {
       await server.sandbox.pets.create({ name: 'Stays', categoryId: 1 })
-      const response = await fetch(`${server.url}/__sandbox/reset`)
+      const response = await checkedFetch(`${server.url}/__sandbox/reset`)
       expect(response.status).toBe(405)
       expect(response.headers.get('allow')).toBe('POST')
       expect(await response.json()).toMatchObject({ code: 'method_not_allowed', status: 405 })
@@ -116,14 +162,81 @@ describe('startServer', () => {
   })
 
   describe('outside the API', () => {
-    it.each(['/', '/pets', '/favicon.ico', '/v2/pets', '/__sandbox'])('GET %s answers a JSON 404', async (path) => {
-      const response = await fetch(`${server.url}${path}`)
-      expect(response.status).toBe(404)
-      expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-      expect(await response.json()).toEqual({
-        code: 'not_found',
-        message: `${path} does not exist; the API lives under /v1, the admin routes under /__sandbox`,
-        status: 404,
+    it.each(['/pets', '/favicon.ico', '/v2/pets', '/__sandbox', '/__sandbox/docs/nope.js'])(
+      'GET %s answers a JSON 404',
+      async (path) => {
+        const response = await checkedFetch(`${server.url}${path}`)
+        expect(response.status).toBe(404)
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+        expect(await response.json()).toEqual({
+          code: 'not_found',
+          message: `${path} does not exist; the API lives under /v1, the admin routes under /__sandbox`,
+          status: 404,
+        })
+      },
+    )
+
+    it.each([
+      ['TRACE', 'TRACE /v1/pets HTTP/1.1', 501, 'not_implemented', 'The TRACE method is not supported'],
+      ['TRACK', 'TRACK /anything HTTP/1.1', 400, 'bad_request', 'The request is not valid HTTP'],
+      ['CONNECT', 'CONNECT example.test:443 HTTP/1.1', 501, 'not_implemented', 'The CONNECT method is not supported'],
+      [
+        'an absolute-form target that is no URL',
+        'GET http://a%20b/v1/pets HTTP/1.1',
+        400,
+        'bad_request',
+        'is not a path or an absolute URL',
+      ],
+      [
+        'an absolute-form target with a broken host',
+        'GET http://[bad/v1/pets HTTP/1.1',
+        400,
+        'bad_request',
+        'is not a path or an absolute URL',
+      ],
+      [
+        'a path starting with //',
+        'GET //evil.test/v1/pets HTTP/1.1',
+        404,
+        'not_found',
+        '//evil.test/v1/pets does not exist',
+      ],
+      [
+        'a request line Node cannot parse',
+        'GET /v1/pets HTTP/9.9',
+        400,
+        'bad_request',
+        'The request is not valid HTTP',
+      ],
+    ])('answers %s with a JSON Error', async (_, line, status, code, message) => {
+      const answer = await rawRequest(
+        server.url,
+        `${line}\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
+      )
+      expect(answer.status).toBe(status)
+      expect(answer.head).toMatch(/^Content-Type: application\/json/im)
+      expect(JSON.parse(answer.body)).toEqual({ code, message: expect.stringContaining(message) as unknown, status })
+    })
+
+    it('reads an absolute-form target as its path', async () => {
+      const answer = await rawRequest(
+        server.url,
+        'GET http://elsewhere.test/v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
+      )
+      expect(answer.status).toBe(200)
+      expect(JSON.parse(answer.body)).toEqual([{ id: 1, name: 'Biscuit', categoryId: 1, status: 'available' }])
+    })
+
+    it('answers oversized headers with a JSON 431', async () => {
+      const answer = await rawRequest(
+        server.url,
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'x'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+      )
+      expect(answer.status).toBe(431)
+      expect(JSON.parse(answer.body)).toEqual({
+        code: 'headers_too_large',
+        message: 'Request headers are too large',
+        status: 431,
       })
     })
 
@@ -141,9 +254,37 @@ describe('startServer', () => {
     })
   })
 
+  describe('the OpenAPI document and its reference page', () => {
+    it('serves the committed document at GET /openapi.json', async () => {
+      const response = await checkedFetch(`${server.url}/openapi.json`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(await response.json()).toEqual(openapi)
+    })
+
+    it('serves the reference page at GET /, with the key and only local assets', async () => {
+      const response = await checkedFetch(`${server.url}/`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/)
+      const html = await response.text()
+      expect(html).toContain('data-api-key="petstore-sandbox-key"')
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] ?? '')
+      expect(assets).toEqual([
+        '/__sandbox/docs/swagger-ui.css',
+        '/__sandbox/docs/swagger-ui-bundle.js',
+        '/__sandbox/docs/reference.js',
+      ])
+      for (const asset of assets) {
+        const served = await checkedFetch(`${server.url}${asset}`)
+        expect(served.status, asset).toBe(200)
+        expect((await served.text()).length, asset).toBeGreaterThan(100)
+      }
+    })
+  })
+
   it('logs one line per request with method, path, status and milliseconds', async () => {
-    await fetch(`${server.apiUrl}/pets?limit=2`, { headers: AUTH })
-    await fetch(`${server.apiUrl}/pets/999`, { headers: AUTH })
+    await checkedFetch(`${server.apiUrl}/pets?limit=2`, { headers: AUTH })
+    await checkedFetch(`${server.apiUrl}/pets/999`, { headers: AUTH })
     expect(lines).toHaveLength(2)
     expect(lines[0]).toMatch(/^GET \/v1\/pets\?limit=2 200 \d+\.\d ms$/)
     expect(lines[1]).toMatch(/^GET \/v1\/pets\/999 404 \d+\.\d ms$/)
@@ -167,23 +308,23 @@ describe('startServer failures and shutdown', () => {
 
   it('close() resolves promptly with a keep-alive connection still open', async () => {
     const server = await startServer({ port: 0 })
-    await fetch(`${server.apiUrl}/pets`, { headers: { ...AUTH, Connection: 'keep-alive' } })
+    await checkedFetch(`${server.apiUrl}/pets`, { headers: { ...AUTH, Connection: 'keep-alive' } })
     const started = performance.now()
     await server.close()
     expect(performance.now() - started).toBeLessThan(1000)
-    await expect(fetch(`${server.apiUrl}/pets`, { headers: AUTH })).rejects.toThrow()
+    await expect(checkedFetch(`${server.apiUrl}/pets`, { headers: AUTH })).rejects.toThrow()
   })
 
   it('gives each server its own data', async () => {
     const [one, two] = await Promise.all([startServer({ port: 0 }), startServer({ port: 0 })])
     try {
-      await fetch(`${one.apiUrl}/pets`, {
+      await checkedFetch(`${one.apiUrl}/pets`, {
         method: 'POST',
         headers: { ...AUTH, 'Content-Type': 'application/json' },
         body: '{"name":"Mine","categoryId":1}',
       })
-      expect((await fetch(`${one.apiUrl}/pets/33`, { headers: AUTH })).status).toBe(200)
-      expect((await fetch(`${two.apiUrl}/pets/33`, { headers: AUTH })).status).toBe(404)
+      expect((await checkedFetch(`${one.apiUrl}/pets/33`, { headers: AUTH })).status).toBe(200)
+      expect((await checkedFetch(`${two.apiUrl}/pets/33`, { headers: AUTH })).status).toBe(404)
     } finally {
       await Promise.all([one.close(), two.close()])
     }

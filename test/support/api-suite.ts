@@ -6,6 +6,7 @@ import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Pet, Sandbox } from '../../src/index.js'
 import bundled from '../../fixtures/pets.json' with { type: 'json' }
 import { AUTH, cases, JSON_BODY, type Case } from './cases.js'
+import { checkedFetch } from './openapi-check.js'
 
 export interface Target {
   /** Origin the requests go to, e.g. https://petstore.test or http://127.0.0.1:PORT. */
@@ -20,8 +21,9 @@ const firstFreeId = Math.max(...bundled.map((pet) => pet.id)) + 1
 export function describeApi(transport: string, start: () => Promise<Target>): void {
   describe(`the Pet Store API (${transport})`, () => {
     let target: Target
+    // Every response is checked against openapi.json on the way.
     const call = (method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
-      fetch(`${target.origin}${path}`, { method, ...init })
+      checkedFetch(`${target.origin}${path}`, { method, ...init })
 
     beforeAll(async () => {
       target = await start()

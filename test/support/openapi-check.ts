@@ -1,0 +1,143 @@
+/**
+ * Checks a response against the committed openapi.json: the status must be declared for
+ * the operation, the content type and body must match, and declared headers must be there.
+ * A request the document has no operation for must get what the document implies:
+ * 405 with Allow on a known path, 404 elsewhere, both as Error bodies.
+ */
+import { readFileSync } from 'node:fs'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { expect } from 'vitest'
+
+interface Operation {
+  responses: Record<
+    string,
+    { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean; schema: object }> }
+  >
+}
+type PathItem = Record<string, Operation>
+interface Document {
+  paths: Record<string, PathItem>
+}
+
+export const openapi = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as Document
+
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
+ajv.addSchema(openapi, 'openapi')
+
+const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
+
+const validators = new Map<string, ReturnType<typeof ajv.compile>>()
+function validator(ref: string) {
+  let validate = validators.get(ref)
+  if (validate === undefined) {
+    validate = ajv.compile({ $ref: `openapi#/${ref}` })
+    validators.set(ref, validate)
+  }
+  return validate
+}
+
+const templates = Object.keys(openapi.paths).map((template) => ({
+  template,
+  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}))
+
+/** The document's path template matching a pathname under the base path, if any. */
+export function findPath(pathname: string, basePath = '/v1'): string | undefined {
+  if (!pathname.startsWith(`${basePath}/`) && pathname !== basePath) return undefined
+  const rest = pathname.slice(basePath.length).replace(/(.)\/$/, '$1')
+  return templates.find(({ pattern }) => pattern.test(rest))?.template
+}
+
+/**
+ * Returns the ways a response breaks the document; empty when it conforms.
+ * Reads a clone, so the caller can still read the body.
+ */
+export async function violations(method: string, url: string, response: Response, basePath = '/v1'): Promise<string[]> {
+  const { pathname } = new URL(url)
+  if (!pathname.startsWith(`${basePath}/`) && pathname !== basePath) return [] // not the API: admin routes, docs
+  // A CORS preflight is answered by the server's CORS layer, not by an operation.
+  if (method === 'OPTIONS' && response.headers.has('access-control-allow-methods')) return []
+  const text = await response.clone().text()
+  const problems: string[] = []
+  const contentType = response.headers.get('content-type') ?? ''
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return [`${method} ${pathname} ${response.status}: body is not JSON: ${text.slice(0, 80)}`]
+  }
+
+  const template = findPath(pathname, basePath)
+  const operation = template === undefined ? undefined : openapi.paths[template]?.[method.toLowerCase()]
+  if (template === undefined || operation === undefined) {
+    // No operation: the document implies 404 for an unknown path, 405 for a known path.
+    const expected = template === undefined ? 404 : 405
+    if (response.status !== expected && response.status !== 401) {
+      problems.push(
+        `${method} ${pathname}: no operation in the document, so expected ${expected} or 401, got ${response.status}`,
+      )
+    }
+    if (response.status === 405 && !response.headers.has('allow'))
+      problems.push(`${method} ${pathname}: 405 without Allow`)
+    const validate = validator(pointer('components', 'schemas', 'Error'))
+    if (!validate(body)) problems.push(`${method} ${pathname}: Error body invalid: ${ajv.errorsText(validate.errors)}`)
+    if ((body as { status?: unknown }).status !== response.status)
+      problems.push(`${method} ${pathname}: Error.status differs from ${response.status}`)
+    return problems
+  }
+
+  const declared = operation.responses[String(response.status)]
+  if (declared === undefined) return [`${method} ${template}: status ${response.status} is not declared`]
+  const mediaType = contentType.split(';')[0]?.trim() ?? ''
+  if (declared.content?.[mediaType] === undefined) {
+    problems.push(`${method} ${template} ${response.status}: content type ${contentType} is not declared`)
+  } else {
+    const validate = validator(
+      pointer(
+        'paths',
+        template,
+        method.toLowerCase(),
+        'responses',
+        String(response.status),
+        'content',
+        mediaType,
+        'schema',
+      ),
+    )
+    if (!validate(body))
+      problems.push(`${method} ${template} ${response.status}: body does not match: ${ajv.errorsText(validate.errors)}`)
+  }
+  for (const [name, header] of Object.entries(declared.headers ?? {})) {
+    const value = response.headers.get(name)
+    if (value === null) {
+      if (header.required === true) problems.push(`${method} ${template} ${response.status}: header ${name} is missing`)
+      continue
+    }
+    const validate = validator(
+      pointer('paths', template, method.toLowerCase(), 'responses', String(response.status), 'headers', name, 'schema'),
+    )
+    if (!validate(value))
+      problems.push(
+        `${method} ${template} ${response.status}: header ${name}=${value}: ${ajv.errorsText(validate.errors)}`,
+      )
+  }
+  return problems
+}
+
+/** Fails the current test when the response breaks the document. */
+export async function expectConforms(
+  method: string,
+  url: string,
+  response: Response,
+  basePath?: string,
+): Promise<void> {
+  expect(await violations(method, url, response, basePath), `${method} ${url} against openapi.json`).toEqual([])
+}
+
+/** fetch(), with every response checked against the document. */
+export async function checkedFetch(input: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(input, init)
+  await expectConforms(init.method ?? 'GET', input, response)
+  return response
+}
