@@ -57,8 +57,9 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     return fail((error as Error).message)
   }
 
-  printBanner(server)
+  // Signal handlers first: whoever reads the banner may signal at once (a pipe write is synchronous).
   closeOnSignals(server)
+  printBanner(server)
   return server
 }
 

@@ -38,6 +38,7 @@ const ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
+  displayOperationId: true,
   // The default validator badge calls an external service; the sandbox works offline.
   validatorUrl: null,
   onComplete: () => ui.preauthorizeApiKey('bearerAuth', root.dataset.apiKey),

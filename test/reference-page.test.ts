@@ -1,0 +1,64 @@
+/**
+ * The API reference page in a real browser: Debian's chromium driven by playwright-core
+ * (.ci/run installs both; no browser is ever downloaded).
+ */
+import { existsSync } from 'node:fs'
+import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer, type RunningServer } from '../src/server.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+describe('the API reference page in headless Chromium', () => {
+  let server: RunningServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `No Chromium at ${CHROMIUM}: run "apt-get install -y chromium" (as .ci/run does) or set CHROMIUM_PATH`,
+      )
+    }
+    server = await startServer({ port: 0 })
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser.close()
+    await server.close()
+  })
+
+  it('lists the three operations, marks getPet deprecated, loads nothing from elsewhere, and tries a call with the pre-filled key', async () => {
+    const page = await browser.newPage()
+    const requested: string[] = []
+    page.on('request', (request) => requested.push(request.url()))
+    await page.goto(`${server.url}/`)
+
+    const operations = page.locator('.opblock')
+    await expect.poll(() => operations.count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(3)
+    const text = await page.locator('#swagger-ui').innerText()
+    for (const operationId of ['listPets', 'createPet', 'getPet']) expect(text).toContain(operationId)
+    expect(await page.locator('.opblock-deprecated').innerText()).toContain('/pets/{petId}')
+    await expect.poll(() => page.locator('.sandbox-key code').first().innerText()).toBe('petstore-sandbox-key')
+
+    // Try GET /pets through the page: the key was pre-filled, so the sandbox answers 200.
+    await page.locator('#operations-pets-listPets').click()
+    await page.locator('#operations-pets-listPets .try-out__btn').click()
+    await page.locator('#operations-pets-listPets .execute').click()
+    const status = page.locator('#operations-pets-listPets .live-responses-table tbody .response-col_status').first()
+    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('200')
+
+    expect(requested.filter((url) => !url.startsWith(server.url))).toEqual([])
+    if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: false })
+    await page.close()
+  }, 60_000)
+})
