@@ -20,6 +20,7 @@ export function createOpenApiDocument(): Json {
     info: {
       title: 'Pet Store',
       version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'An HTTP JSON interface for managing animals in a pet store, as served by petstore-sandbox. ' +
         `The sandbox accepts \`Authorization: Bearer ${DEFAULT_API_KEY}\` unless started with other keys.`,
