@@ -9,14 +9,31 @@ export const DEFAULT_API_KEY = 'petstore-sandbox-key'
 // RFC 6750 b64token: the only characters a bearer credential may hold.
 const TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/
 
-/** Returns a function that throws a 401 ApiError unless the header carries an accepted key. */
-export function createAuthenticator(apiKeys: readonly string[]): (authorization: string | null) => void {
+export interface ExtraKeys {
+  /** Also accept any key this matches in full (isolated mode). */
+  pattern?: RegExp | undefined
+  /** Also accept any well-formed key (isolated mode without a pattern). */
+  any?: boolean
+}
+
+/**
+ * Returns a function that answers with the key the header carries, or throws a 401 ApiError
+ * unless that key is accepted.
+ */
+export function createAuthenticator(
+  apiKeys: readonly string[],
+  extra: ExtraKeys = {},
+): (authorization: string | null) => string {
   if (apiKeys.length === 0) {
     throw new TypeError(
       'Failed to create the sandbox: apiKeys is empty. Pass at least one key, or leave it out to use the default.',
     )
   }
   const encoder = new TextEncoder()
+  const pattern =
+    extra.pattern === undefined
+      ? undefined
+      : new RegExp(`^(?:${extra.pattern.source})$`, extra.pattern.flags.replace(/[gy]/g, ''))
   const accepted = apiKeys.map((key) => {
     if (!TOKEN_PATTERN.test(key)) {
       throw new TypeError(
@@ -44,7 +61,12 @@ export function createAuthenticator(apiKeys: readonly string[]): (authorization:
     // Compare against every key without stopping early, so timing says nothing about which key or prefix matched.
     let matched = false
     for (const key of accepted) matched = constantTimeEqual(key, candidate) || matched
+    // The extra keys are open by design (any key, or a pattern), so there is no secret to time.
+    if (!matched && TOKEN_PATTERN.test(credential)) {
+      matched = extra.any === true || pattern?.test(credential) === true
+    }
     if (!matched) throw unauthorized('API key is not valid', true)
+    return credential
   }
 }
 

@@ -2,19 +2,27 @@
  * The command line: parse options, read the fixtures file, start the server, print
  * the banner, and close cleanly on Ctrl-C or SIGTERM. All real work is in startServer().
  */
-import { readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_API_KEY } from './auth.js'
 import type { Pet } from './contract.js'
-import { FixtureError, parseSeed } from './seed.js'
+import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import { DEFAULT_HOST, DEFAULT_PORT, startServer, type RunningServer } from './server.js'
+import { packageVersion } from './version.js'
 
 interface CliOptions {
   port: number
   host: string
   apiKey?: string[]
+  apiKeyPattern?: RegExp
   fixtures?: string
+  watch?: boolean
+  generate?: number
+  isolate?: boolean
+  delay?: number | { min: number; max: number }
+  failureRate?: number
+  randomSeed?: number
+  now?: string
+  journalLimit?: number
   quiet?: boolean
 }
 
@@ -23,22 +31,47 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
   const program = new Command()
     .name('petstore-sandbox')
     .description('A stateful, in-memory Pet Store API sandbox.')
-    .version(readOwnVersion(), '-v, --version')
+    .version(packageVersion(), '-v, --version')
     .addOption(
       new Option('-p, --port <number>', 'port to listen on, 0 for a free one')
         .env('PORT')
         .default(DEFAULT_PORT)
-        .argParser(parsePort),
+        .argParser(integer('port', 0, 65535)),
     )
     .option('--host <address>', 'interface to bind (0.0.0.0 exposes it to the network)', DEFAULT_HOST)
     .option('-k, --api-key <key>', `accepted API key, repeatable (default: ${DEFAULT_API_KEY})`, collect)
     .option('-f, --fixtures <file>', 'JSON file with the seed pets (default: the bundled seed)')
+    .option('-w, --watch', 'reload the fixtures file when it changes')
+    .option('-g, --generate <count>', 'seed this many generated pets instead', integer('generate', 0, 2_000_000))
+    .option('--isolate', 'give each API key its own copy of the data; any well-formed key is accepted')
+    .option('--api-key-pattern <regex>', 'with --isolate, accept only keys matching this pattern', pattern)
+    .option('--delay <ms|min-max>', 'delay every response by ms, or a random ms in min-max', delay)
+    .option('--failure-rate <0..1>', 'answer this share of calls with a random 500 or 503', rate)
+    .option(
+      '--random-seed <number>',
+      'seed for --delay ranges, --failure-rate and --generate',
+      integer('random seed', 0, 2 ** 31),
+    )
+    .option('--now <date>', "the sandbox's clock starts here (ISO 8601), e.g. after getPet's sunset", date)
+    .option(
+      '--journal-limit <count>',
+      'requests kept in the journal (default: 1000)',
+      integer('journal limit', 0, 1_000_000),
+    )
     .option('-q, --quiet', 'do not log each request')
     .showHelpAfterError('(run petstore-sandbox --help for usage)')
     .parse(argv)
 
   const options = program.opts<CliOptions>()
+  if (options.watch === true && options.fixtures === undefined) program.error('error: --watch needs --fixtures <file>')
+  if (options.apiKeyPattern !== undefined && options.isolate !== true)
+    program.error('error: --api-key-pattern needs --isolate')
+  if (options.generate !== undefined && options.fixtures !== undefined)
+    program.error('error: use --fixtures or --generate, not both')
   const fixtures = options.fixtures === undefined ? undefined : await loadFixtures(options.fixtures)
+  const log = (line: string) => {
+    console.log(line)
+  }
 
   let server: RunningServer
   try {
@@ -47,34 +80,44 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
       host: options.host,
       ...(options.apiKey && { apiKeys: options.apiKey }),
       ...(fixtures && { fixtures }),
-      ...(!options.quiet && {
-        log: (line: string) => {
-          console.log(line)
-        },
-      }),
+      ...(options.generate !== undefined && { generate: options.generate }),
+      ...(options.isolate === true && { isolate: true }),
+      ...(options.apiKeyPattern && { apiKeyPattern: options.apiKeyPattern }),
+      ...(options.delay !== undefined && { delay: options.delay }),
+      ...(options.failureRate !== undefined && { failureRate: options.failureRate }),
+      ...(options.randomSeed !== undefined && { randomSeed: options.randomSeed }),
+      ...(options.now !== undefined && { now: options.now }),
+      ...(options.journalLimit !== undefined && { journalLimit: options.journalLimit }),
+      ...(!options.quiet && { log }),
     })
   } catch (error) {
     return fail((error as Error).message)
   }
 
+  const stopWatching =
+    options.watch === true && options.fixtures !== undefined
+      ? watchFixturesFile(
+          options.fixtures,
+          async (pets) => {
+            await server.sandbox.reseed(pets)
+            log(`Reloaded ${options.fixtures ?? ''}: ${pets.length} pets; the data is reset to them.`)
+          },
+          (error) => {
+            console.error(`petstore-sandbox: kept the previous seed: ${error.message}`)
+          },
+        )
+      : () => undefined
   // Signal handlers first: whoever reads the banner may signal at once (a pipe write is synchronous).
-  closeOnSignals(server)
-  printBanner(server)
+  closeOnSignals(server, stopWatching)
+  await printBanner(server, options)
   return server
 }
 
 async function loadFixtures(file: string): Promise<readonly Pet[]> {
-  let text: string
   try {
-    text = await readFile(file, 'utf8')
+    return await readFixturesFile(file)
   } catch (error) {
-    return fail(`cannot read fixtures file ${file}: ${(error as Error).message}`)
-  }
-  try {
-    return parseSeed(JSON.parse(text), `fixtures file ${file}`)
-  } catch (error) {
-    if (error instanceof SyntaxError) return fail(`fixtures file ${file} is not valid JSON: ${error.message}`)
-    if (error instanceof FixtureError) return fail(error.message)
+    if (error instanceof FixturesFileError) return fail(error.message)
     throw error
   }
 }
@@ -85,12 +128,24 @@ function fail(message: string): never {
   process.exit(1)
 }
 
-function printBanner(server: RunningServer): void {
-  const key = server.sandbox.apiKeys[0] ?? DEFAULT_API_KEY
+async function printBanner(server: RunningServer, options: CliOptions): Promise<void> {
+  const { sandbox } = server
+  const key = sandbox.apiKeys[0] ?? DEFAULT_API_KEY
+  const keys = options.isolate
+    ? `${sandbox.apiKeys.join(', ')}, or ${options.apiKeyPattern ? `any key matching ${String(options.apiKeyPattern)}` : 'any key'} (each key has its own data)`
+    : sandbox.apiKeys.join(', ')
+  const conditions = [
+    options.delay !== undefined &&
+      `delay ${typeof options.delay === 'number' ? options.delay : `${options.delay.min}-${options.delay.max}`} ms`,
+    options.failureRate !== undefined && `failure rate ${options.failureRate}`,
+    options.now !== undefined && `clock starts at ${options.now}`,
+    options.watch === true && `watching ${options.fixtures ?? ''}`,
+  ].filter(Boolean)
   console.log(
     [
-      `Pet Store sandbox listening on ${server.apiUrl}`,
-      `API key${server.sandbox.apiKeys.length > 1 ? 's' : ''}: ${server.sandbox.apiKeys.join(', ')}`,
+      `Pet Store sandbox listening on ${server.apiUrl} with ${await sandbox.pets.count()} pets`,
+      `API key${sandbox.apiKeys.length > 1 || options.isolate ? 's' : ''}: ${keys}`,
+      ...(conditions.length > 0 ? [`Simulating: ${conditions.join(', ')}`] : []),
       `Try:   curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`,
       `Docs:  ${server.url}/`,
       `Reset: curl -X POST ${server.url}/__sandbox/reset`,
@@ -99,12 +154,13 @@ function printBanner(server: RunningServer): void {
   )
 }
 
-function closeOnSignals(server: RunningServer): void {
+function closeOnSignals(server: RunningServer, stopWatching: () => void): void {
   let closing = false
   const stop = (signal: NodeJS.Signals) => {
     // A second signal means "now": do not wait for connections to drain.
     if (closing) process.exit(1)
     closing = true
+    stopWatching()
     void server.close().then(() => {
       console.log(`Stopped (${signal}).`)
       process.exit(0)
@@ -114,30 +170,48 @@ function closeOnSignals(server: RunningServer): void {
   process.on('SIGTERM', stop)
 }
 
-function parsePort(value: string): number {
-  if (!/^[0-9]+$/.test(value) || Number(value) > 65535) {
-    throw new InvalidArgumentError('port must be an integer from 0 to 65535.')
+function integer(name: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`)
+    }
+    return Number(value)
   }
-  return Number(value)
+}
+
+function delay(value: string): number | { min: number; max: number } {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(value)
+  const min = Number(match?.[1])
+  const max = match?.[2] === undefined ? min : Number(match[2])
+  if (match === null || max < min || max > 60_000) {
+    throw new InvalidArgumentError('delay must be milliseconds (e.g. 200) or a range (e.g. 100-500), at most 60000.')
+  }
+  return match[2] === undefined ? min : { min, max }
+}
+
+function rate(value: string): number {
+  const number = Number(value)
+  if (!/^(?:0|1|0?\.\d+|1\.0+)$/.test(value) || number > 1) {
+    throw new InvalidArgumentError('failure rate must be a number from 0 to 1, e.g. 0.1.')
+  }
+  return number
+}
+
+function pattern(value: string): RegExp {
+  try {
+    return new RegExp(value)
+  } catch (error) {
+    throw new InvalidArgumentError(`not a valid regular expression: ${(error as Error).message}`)
+  }
+}
+
+function date(value: string): string {
+  if (Number.isNaN(new Date(value).getTime())) {
+    throw new InvalidArgumentError('date must be ISO 8601, e.g. 2031-01-01T00:00:00Z.')
+  }
+  return value
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value]
-}
-
-// Importing package.json would make tsc copy it into dist/; read it from the package root instead,
-// which is two levels up from dist/src/cli.js and one from src/cli.ts.
-function readOwnVersion(): string {
-  for (const candidate of ['../../package.json', '../package.json']) {
-    try {
-      const manifest = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as {
-        name?: string
-        version?: string
-      }
-      if (manifest.name === 'petstore-sandbox' && manifest.version !== undefined) return manifest.version
-    } catch {
-      // Not at this level; try the next.
-    }
-  }
-  return 'unknown'
 }

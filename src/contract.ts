@@ -50,7 +50,30 @@ export const ListPetsQuerySchema = z.object({
 
 export const PetIdSchema = Int64Schema.meta({ description: 'Identifier of the animal' })
 
+/** The whole data of a store: what GET /__sandbox/state exports and PUT replaces. */
+export const StoreStateSchema = z
+  .object({
+    pets: z.array(PetSchema),
+    nextId: Int64Schema.min(1).meta({ description: 'The id the next created pet gets' }),
+  })
+  .strict()
+  .superRefine((state, context) => {
+    const seen = new Map<number, number>()
+    state.pets.forEach((pet, index) => {
+      const earlier = seen.get(pet.id)
+      if (earlier !== undefined) {
+        context.addIssue({ code: 'custom', path: ['pets', index, 'id'], message: `is already used by pets.${earlier}` })
+      }
+      seen.set(pet.id, index)
+    })
+    const highest = Math.max(0, ...state.pets.map((pet) => pet.id))
+    if (state.nextId <= highest) {
+      context.addIssue({ code: 'custom', path: ['nextId'], message: `must be greater than the highest id, ${highest}` })
+    }
+  })
+
 export type PetStatus = z.infer<typeof PetStatusSchema>
+export type StoreState = z.infer<typeof StoreStateSchema>
 export type Pet = z.infer<typeof PetSchema>
 export type NewPet = z.infer<typeof NewPetSchema>
 export type ErrorBody = z.infer<typeof ErrorSchema>
@@ -63,6 +86,11 @@ export type ListPetsQuery = z.infer<typeof ListPetsQuerySchema>
  */
 export class InexactNumber {
   constructor(readonly literal: string) {}
+
+  // In the request journal, show the number as it was written.
+  toJSON(): string {
+    return this.literal
+  }
 }
 
 /** The outcome of checking untrusted input against the contract. */
@@ -91,10 +119,23 @@ export function checkNewPet(input: unknown): Checked<NewPet> {
 
 /** Checks one stored pet, as found in a fixtures file. */
 export function checkPet(input: unknown): Checked<Pet> {
+  return checkObject(PetSchema, input, 'entry')
+}
+
+/** Checks a whole store state: every pet, unique ids, and a next id past them all. */
+export function checkStoreState(input: unknown): Checked<StoreState> {
+  return checkObject(StoreStateSchema, input, 'body')
+}
+
+/**
+ * Checks a JSON object against any schema, with problems that name each field. The sandbox's
+ * own admin inputs go through here too, so they read like the API's errors.
+ */
+export function checkObject<T>(schema: z.ZodType<T>, input: unknown, subject: string): Checked<T> {
   if (!isPlainObject(input)) {
-    return { ok: false, problems: [`entry must be a JSON object, got ${describeJsonType(input)}`] }
+    return { ok: false, problems: [`${subject} must be a JSON object, got ${describeJsonType(input)}`] }
   }
-  const result = PetSchema.safeParse(input)
+  const result = schema.safeParse(input)
   return result.success
     ? { ok: true, value: result.data }
     : { ok: false, problems: describeIssues(result.error.issues, input) }
@@ -156,7 +197,12 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<strin
   return issues.map((issue) => {
     const field = issue.path.map(String).join('.') || 'value'
     const value = issue.path.reduce<unknown>(
-      (node, key) => (isPlainObject(node) ? node[key as string] : undefined),
+      (node, key) =>
+        isPlainObject(node)
+          ? node[key as string]
+          : Array.isArray(node)
+            ? (node as unknown[])[key as number]
+            : undefined,
       input,
     )
     const got = `got ${describeValue(value)}`
@@ -181,6 +227,10 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<strin
           : `${field} must be at most ${String(issue.maximum)}, ${got}`
       case 'invalid_format':
         return `${field} must contain a non-space character`
+      case 'unrecognized_keys':
+        return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}${field === 'value' ? '' : ` in ${field}`}`
+      case 'custom':
+        return `${field} ${issue.message}`
       default:
         return `${field} is invalid: ${issue.message}`
     }

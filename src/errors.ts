@@ -17,11 +17,14 @@ export const ERROR_CODES = {
   pet_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  too_many_requests: 429,
   headers_too_large: 431,
   internal_error: 500,
   not_implemented: 501,
+  service_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -1,19 +1,28 @@
 /**
  * The MSW handlers: read the request, authenticate, call the contract and the store,
- * build the response. Every failure leaves through `toErrorResponse`.
+ * build the response. Every failure leaves through `toErrorResponse`, and every answered
+ * request is written to the journal.
  */
 import { http, HttpResponse, type HttpHandler } from 'msw'
 import { routePattern, type BaseUrl } from './base-url.js'
+import type { Clock } from './clock.js'
 import { checkListPetsQuery, checkPetId, type NewPet } from './contract.js'
 import { ApiError } from './errors.js'
+import type { WritableJournal } from './journal.js'
 import { readJsonBody, readQuery } from './request.js'
+import { readPrefer, simulatedFailure, type OperationId, type Traffic, type WritableScenarioBook } from './scenarios.js'
 import { PetValidationError, type PetStore } from './store.js'
+import type { Tenants } from './tenants.js'
 
 export interface HandlerContext {
-  readonly store: PetStore
-  readonly authenticate: (authorization: string | null) => void
+  readonly tenants: Tenants
+  readonly authenticate: (authorization: string | null) => string
   readonly base: BaseUrl
   readonly maxBodyBytes: number
+  readonly journal: WritableJournal
+  readonly scenarios: WritableScenarioBook
+  readonly traffic: Traffic
+  readonly clock: Clock
   /** Told about unexpected failures (which answer 500); the sandbox passes console.error. */
   readonly onUnexpectedError: (error: unknown, request: Request) => void
 }
@@ -28,7 +37,16 @@ export const GET_PET_SUNSET_AT = new Date('2030-12-05T00:00:00Z')
 /** Methods the labelled (experimental, beta) endpoints answer, all with 501. */
 export const LABELLED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 
-type Operation = (request: Request, context: HandlerContext) => Promise<Response>
+/** What one request carries from the wrapper to its operation and back to the journal. */
+interface Exchange {
+  readonly request: Request
+  readonly store: PetStore
+  readonly context: HandlerContext
+  /** The body as the operation read it, for the journal. */
+  body: unknown
+}
+
+type Operation = (exchange: Exchange) => Promise<Response>
 
 export function createHandlers(context: HandlerContext): HttpHandler[] {
   const { base } = context
@@ -42,64 +60,160 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     Link: `<${base.path}/pets>; rel="successor-version"`,
   }
   const answer =
-    (operation: Operation, headers: Record<string, string> = {}) =>
-    async ({ request }: { request: Request }) => {
-      const response = await run(operation, request, context)
-      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
-      return response
-    }
+    (operationId: OperationId | null, operation: Operation, headers: Record<string, string> = {}) =>
+    ({ request }: { request: Request }) =>
+      run(operationId, operation, request, context, headers)
 
   // msw answers with the first handler that matches, so the specific routes come first
   // and the catch-alls (405 on known paths, 404 for the rest of the base) last.
   return [
-    http.get(pets, answer(listPets)),
-    http.post(pets, answer(createPet)),
-    http.get(pet, answer(getPet, deprecation)),
-    http.get(orders, answer(notImplemented)),
-    ...LABELLED_METHODS.map((method) => http[method](labelled, answer(notImplemented))),
-    http.all(pets, answer(methodNotAllowed('GET, POST'))),
-    http.all(pet, answer(methodNotAllowed('GET'))),
-    http.all(orders, answer(methodNotAllowed('GET'))),
-    http.all(labelled, answer(methodNotAllowed(LABELLED_METHODS.join(', ').toUpperCase()))),
-    http.all(routePattern(base, '(?:/.*)?'), answer(notFound)),
+    http.get(pets, answer('listPets', listPets)),
+    http.post(pets, answer('createPet', createPet)),
+    http.get(pet, answer('getPet', getPet, deprecation)),
+    http.get(orders, answer(null, notImplemented)),
+    ...LABELLED_METHODS.map((method) => http[method](labelled, answer(null, notImplemented))),
+    http.all(pets, answer(null, methodNotAllowed('GET, POST'))),
+    http.all(pet, answer(null, methodNotAllowed('GET'))),
+    http.all(orders, answer(null, methodNotAllowed('GET'))),
+    http.all(labelled, answer(null, methodNotAllowed(LABELLED_METHODS.join(', ').toUpperCase()))),
+    http.all(routePattern(base, '(?:/.*)?'), answer(null, notFound)),
   ]
 }
 
-/** Authentication comes before anything else, on every path under the base. */
-async function run(operation: Operation, request: Request, context: HandlerContext): Promise<Response> {
+/**
+ * The order every request goes through: the sandbox-wide delay, authentication, then the
+ * simulated conditions (scenarios, Prefer, --failure-rate), then the operation.
+ */
+async function run(
+  operationId: OperationId | null,
+  operation: Operation,
+  request: Request,
+  context: HandlerContext,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const started = performance.now()
+  let body: unknown = null
+  let tenant: string | undefined
+  let applied: string[] = []
+  let response: Response
   try {
-    context.authenticate(request.headers.get('authorization'))
-    return await operation(request, context)
+    await sleep(context.traffic.delayMs())
+    tenant = context.authenticate(request.headers.get('authorization'))
+    const exchange: Exchange = { request, store: context.tenants.storeFor(tenant), context, body: null }
+    try {
+      if (operationId !== null) applied = await simulate(operationId, request, context)
+      response = await operation(exchange)
+    } finally {
+      body = exchange.body
+    }
   } catch (error) {
-    if (error instanceof ApiError) return toErrorResponse(error)
-    context.onUnexpectedError(error, request)
-    return toErrorResponse(new ApiError('internal_error', 'The sandbox failed to handle this request; see its log'))
+    if (error instanceof ApiError) {
+      response = toErrorResponse(error)
+    } else {
+      context.onUnexpectedError(error, request)
+      response = toErrorResponse(
+        new ApiError('internal_error', 'The sandbox failed to handle this request; see its log'),
+      )
+    }
   }
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+  if (applied.length > 0) response.headers.set('Preference-Applied', applied.join(', '))
+  record(context, operationId, request, body, response.status, performance.now() - started, tenant)
+  return response
+}
+
+/** Applies the first matching scenario, the request's Prefer, and the random failure rate. */
+async function simulate(operationId: OperationId, request: Request, context: HandlerContext): Promise<string[]> {
+  const scenario = context.scenarios.take(operationId)
+  if (scenario !== undefined) {
+    await sleep(scenario.delayMs ?? 0)
+    if (scenario.status !== undefined) {
+      throw simulatedFailure(scenario.status, `scenario ${scenario.id}`, scenario.retryAfterSeconds)
+    }
+  }
+  const preference = readPrefer(request.headers.get('prefer'), operationId)
+  await sleep(preference.delayMs ?? 0)
+  if (preference.status !== undefined) throw simulatedFailure(preference.status, `Prefer: code=${preference.status}`)
+  const failure = context.traffic.failure()
+  if (failure !== undefined) throw simulatedFailure(failure, 'failure rate')
+  return preference.applied
+}
+
+function record(
+  context: HandlerContext,
+  operation: OperationId | null,
+  request: Request,
+  body: unknown,
+  status: number,
+  durationMs: number,
+  tenant: string | undefined,
+): void {
+  const url = new URL(request.url)
+  const query: Record<string, string | string[]> = {}
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name)
+    query[name] = values.length === 1 ? (values[0] ?? '') : values
+  }
+  const headers: Record<string, string> = {}
+  request.headers.forEach((value, name) => {
+    // The scheme stays visible (a wrong scheme is a common mistake); the credential never does.
+    headers[name] = name === 'authorization' ? value.replace(/^(\S+)\s.*$/s, '$1 [redacted]') : value
+  })
+  context.journal.record(
+    {
+      time: context.clock().toISOString(),
+      operation,
+      method: request.method,
+      url: request.url,
+      path: url.pathname,
+      query,
+      headers,
+      body,
+      status,
+      durationMs: Math.round(durationMs * 100) / 100,
+    },
+    tenant,
+  )
 }
 
 export function toErrorResponse(error: ApiError): Response {
   return HttpResponse.json(error.toBody(), { status: error.status, headers: error.headers })
 }
 
-const listPets: Operation = async (request, { store }) => {
+const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve())
+
+const listPets: Operation = async ({ request, store }) => {
   const query = checkListPetsQuery(readQuery(new URL(request.url), ['limit', 'status']))
   if (!query.ok) throw new ApiError('invalid_parameter', query.problems.join('; '))
   return HttpResponse.json(await store.list(query.value))
 }
 
-const createPet: Operation = async (request, { store, base, maxBodyBytes }) => {
-  const body = await readJsonBody(request, maxBodyBytes)
+const createPet: Operation = async (exchange) => {
+  const { request, store, context } = exchange
+  const body = await readJsonBody(request, context.maxBodyBytes, (text) => {
+    exchange.body = text
+  })
+  exchange.body = body
   try {
     // Only shaped like a NewPet so far: create() checks it against the contract.
     const created = await store.create(body as NewPet)
-    return HttpResponse.json(created, { status: 201, headers: { Location: `${base.path}/pets/${created.id}` } })
+    return HttpResponse.json(created, {
+      status: 201,
+      headers: { Location: `${context.base.path}/pets/${created.id}` },
+    })
   } catch (error) {
     if (error instanceof PetValidationError) throw new ApiError('invalid_body', error.message)
     throw error
   }
 }
 
-const getPet: Operation = async (request, { store }) => {
+const getPet: Operation = async ({ request, store, context }) => {
+  if (context.clock() >= GET_PET_SUNSET_AT) {
+    throw new ApiError(
+      'gone',
+      `getPet was removed on ${GET_PET_SUNSET_AT.toUTCString()}; use GET ${context.base.path}/pets with the status filter`,
+    )
+  }
   const id = checkPetId(lastSegment(request))
   if (!id.ok) throw new ApiError('invalid_parameter', id.problems.join('; '))
   const found = await store.get(id.value)
@@ -107,7 +221,7 @@ const getPet: Operation = async (request, { store }) => {
   return HttpResponse.json(found)
 }
 
-const notImplemented: Operation = async (request) => {
+const notImplemented: Operation = async ({ request }) => {
   throw new ApiError(
     'not_implemented',
     `${request.method} ${new URL(request.url).pathname} is not implemented: the interface does not show its shape`,
@@ -115,7 +229,7 @@ const notImplemented: Operation = async (request) => {
 }
 
 function methodNotAllowed(allow: string): Operation {
-  return async (request) => {
+  return async ({ request }) => {
     throw new ApiError(
       'method_not_allowed',
       `${request.method} is not allowed on ${new URL(request.url).pathname}; allowed: ${allow}`,
@@ -124,10 +238,11 @@ function methodNotAllowed(allow: string): Operation {
   }
 }
 
-const notFound: Operation = async (request, { base }) => {
+const notFound: Operation = async ({ request, context }) => {
+  const { path } = context.base
   throw new ApiError(
     'not_found',
-    `${new URL(request.url).pathname} does not exist; the endpoints are ${base.path}/pets and ${base.path}/pets/{petId}`,
+    `${new URL(request.url).pathname} does not exist; the endpoints are ${path}/pets and ${path}/pets/{petId}`,
   )
 }
 

@@ -88,14 +88,16 @@ function writeRawError(socket: Duplex, code: ErrorCode, message: string, reason:
 }
 
 /**
- * Refuses a declared oversized body outside the API before anything reads it. Under the
- * API the handlers do it themselves, after authentication, and also count chunked bodies.
+ * Refuses a declared oversized body outside the handlers' paths before anything reads it.
+ * Under those paths the handlers do it themselves (the API after authentication, state
+ * imports with a larger cap), counting chunked bodies too.
  */
-export function rejectOversizedBody(apiPath: string, maxBytes: number) {
+export function rejectOversizedBody(handledPaths: readonly string[], maxBytes: number) {
+  const handled = (path: string) =>
+    handledPaths.some((prefix) => path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`))
   return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
     const declared = Number(request.headers['content-length'] ?? 0)
-    const path = request.url ?? '/'
-    if (declared <= maxBytes || path === apiPath || path.startsWith(`${apiPath}/`) || path.startsWith(`${apiPath}?`)) {
+    if (declared <= maxBytes || handled(request.url ?? '/')) {
       next()
       return
     }

@@ -30,7 +30,11 @@ export function readQuery(url: URL, known: readonly string[]): Record<string, st
  * `maxBytes` (413, counted while streaming so a huge body is never buffered), and an
  * empty, non-UTF-8 or malformed body, including one with a duplicated key (400).
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+  onText: (text: string) => void = () => undefined,
+): Promise<unknown> {
   const contentType = request.headers.get('content-type')
   if (contentType !== null && !isJsonMediaType(contentType)) {
     throw new ApiError(
@@ -48,6 +52,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   } catch {
     throw new ApiError('invalid_body', 'body must be UTF-8 encoded JSON')
   }
+  onText(text)
   if (text.trim() === '') {
     throw new ApiError('invalid_body', 'body is required: send a JSON object with name and categoryId')
   }

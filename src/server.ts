@@ -22,14 +22,15 @@ import {
 import { createOpenApiDocument } from './openapi.js'
 import { REFERENCE_SCRIPT, referencePage, swaggerUiDirectory } from './reference-page.js'
 import { DEFAULT_MAX_BODY_BYTES } from './request.js'
+import { ADMIN_PATH } from './admin.js'
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js'
+import { packageVersion } from './version.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 3210
-export const ADMIN_PATH = '/__sandbox'
 const DOCS_ASSETS_PATH = `${ADMIN_PATH}/docs`
 
-export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl'> {
+export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version'> {
   /** Port to listen on; 0 picks a free one. Default: 0. */
   port?: number
   /** Interface to bind. Default: 127.0.0.1, reachable from this machine only. */
@@ -63,7 +64,7 @@ export class ServerStartError extends Error {
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const { port = 0, host = DEFAULT_HOST, log, ...sandboxOptions } = options
-  const sandbox = createSandbox(sandboxOptions)
+  const sandbox = createSandbox({ ...sandboxOptions, version: packageVersion() })
   const app = createApp(sandbox, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log })
   // The request line is checked before express parses it: express answers some bad
   // targets with an HTML page, and the MSW bridge fails on others.
@@ -107,12 +108,23 @@ export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): 
   app.use(
     cors({
       origin: true,
-      allowedHeaders: ['Authorization', 'Content-Type'],
-      exposedHeaders: ['Location', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate', 'Allow'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Prefer'],
+      exposedHeaders: [
+        'Location',
+        'Deprecation',
+        'Sunset',
+        'Link',
+        'WWW-Authenticate',
+        'Allow',
+        'Retry-After',
+        'Preference-Applied',
+      ],
       maxAge: 600,
     }),
   )
-  app.use(rejectOversizedBody(DEFAULT_BASE_PATH, maxBodyBytes))
+  // The bridge reads an unmatched body whole before passing it on (mswjs/http-middleware#49), so
+  // only paths whose handlers read bodies under their own caps are exempt.
+  app.use(rejectOversizedBody([DEFAULT_BASE_PATH, `${ADMIN_PATH}/state`, `${ADMIN_PATH}/scenarios`], maxBodyBytes))
 
   const document = createOpenApiDocument()
   app.get('/openapi.json', (_request, response) => {
@@ -127,24 +139,13 @@ export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): 
     response.type('js').send(REFERENCE_SCRIPT)
   })
   app.use(DOCS_ASSETS_PATH, express.static(swaggerUiDirectory(), { index: false, fallthrough: true }))
-  app.post(`${ADMIN_PATH}/reset`, async (_request, response) => {
-    await sandbox.reset()
-    response.status(204).end()
-  })
-  app.all(`${ADMIN_PATH}/reset`, (request, response) => {
-    writeError(
-      response,
-      'method_not_allowed',
-      `${request.method} is not allowed on ${ADMIN_PATH}/reset; allowed: POST`,
-      {
-        Allow: 'POST',
-      },
-    )
-  })
-
   // The middleware is typed against msw's CommonJS declarations, ours against its ESM ones: the
   // classes are the same at run time, but TypeScript sees two unrelated declarations.
-  app.use(createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>)))
+  app.use(
+    createMiddleware(
+      ...([...sandbox.handlers, ...sandbox.adminHandlers] as unknown as Parameters<typeof createMiddleware>),
+    ),
+  )
   app.use((request, response) => {
     writeError(
       response,

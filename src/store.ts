@@ -3,7 +3,7 @@
  * service owns (id assignment, ordering, reset). Nothing in here knows about HTTP.
  */
 import { Collection } from '@msw/data'
-import { checkNewPet, PetSchema, type ListPetsQuery, type NewPet, type Pet } from './contract.js'
+import { checkNewPet, PetSchema, type ListPetsQuery, type NewPet, type Pet, type StoreState } from './contract.js'
 
 /** Thrown by `pets.create()` when the new pet breaks the contract; the message names each field. */
 export class PetValidationError extends Error {
@@ -12,6 +12,11 @@ export class PetValidationError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(problems.join('; '))
   }
+}
+
+/** Thrown by `sandbox.restore()` for a state that breaks the contract; the message names the index and field. */
+export class StateError extends Error {
+  override readonly name = 'StateError'
 }
 
 export interface PetStore {
@@ -25,6 +30,15 @@ export interface PetStore {
   count(): Promise<number>
   /** Restores the seed and the id sequence exactly. */
   reset(): Promise<void>
+  /** All pets and the next id, to save and restore later. */
+  snapshot(): Promise<StoreState>
+  /** Replaces all pets and the next id with a state checked by `checkStoreState`. */
+  restore(state: StoreState): Promise<void>
+}
+
+/** The store as the sandbox holds it: it may also swap its seed (fixtures reloaded). */
+export interface SeededPetStore extends PetStore {
+  reseed(seed: readonly Pet[] | Promise<readonly Pet[]>): Promise<void>
 }
 
 interface State {
@@ -32,17 +46,22 @@ interface State {
   nextId: number
 }
 
-export function createPetStore(seed: readonly Pet[]): PetStore {
-  const firstFreeId = seed.reduce((highest, pet) => Math.max(highest, pet.id), 0) + 1
+export function createPetStore(initialSeed: readonly Pet[] | Promise<readonly Pet[]>): SeededPetStore {
+  let seed = Promise.resolve(initialSeed)
 
   // Every reset builds a new collection and swaps it in whole: a create still in
-  // flight lands in the old one and cannot leak into the fresh seed.
-  const load = async (): Promise<State> => {
+  // flight lands in the old one and cannot leak into the fresh state.
+  const load = async (pets: readonly Pet[] | Promise<readonly Pet[]>, nextId?: number): Promise<State> => {
+    const records = await pets
     const collection = new Collection({ schema: PetSchema })
-    for (const pet of seed) await collection.create({ ...pet })
-    return { collection, nextId: firstFreeId }
+    for (const pet of records) await collection.create({ ...pet })
+    return { collection, nextId: nextId ?? records.reduce((highest, pet) => Math.max(highest, pet.id), 0) + 1 }
   }
-  let current = load()
+  let current = load(seed)
+  const swap = async (next: Promise<State>) => {
+    current = next
+    await next
+  }
 
   return {
     async list(query = {}) {
@@ -81,10 +100,25 @@ export function createPetStore(seed: readonly Pet[]): PetStore {
       return (await current).collection.count()
     },
 
-    async reset() {
-      const next = load()
-      current = next
-      await next
+    reset: () => swap(load(seed)),
+
+    async snapshot() {
+      // One state for both fields, so a reset in between cannot mix two of them.
+      const { collection, nextId } = await current
+      return {
+        pets: collection
+          .all()
+          .toSorted((a, b) => a.id - b.id)
+          .map(copy),
+        nextId,
+      }
+    },
+
+    restore: (state) => swap(load(state.pets, state.nextId)),
+
+    async reseed(next) {
+      seed = Promise.resolve(next)
+      await swap(load(seed))
     },
   }
 }

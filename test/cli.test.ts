@@ -20,7 +20,7 @@ afterEach(async () => {
 async function start(args: string[], env: Record<string, string> = {}) {
   const cli = spawnCli(args, env)
   running.push(cli)
-  const [, apiUrl = ''] = await waitFor(cli, /listening on (http:\/\/\S+\/v1)\n/)
+  const [, apiUrl = ''] = await waitFor(cli, /listening on (http:\/\/\S+\/v1) with \d+ pets\n/)
   return { cli, apiUrl }
 }
 

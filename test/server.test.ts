@@ -39,7 +39,7 @@ describe('startServer', () => {
       })
       expect(response.status).toBe(204)
       expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
-      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type')
+      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Prefer')
       expect(response.headers.get('access-control-allow-methods')).toContain('POST')
       expect(response.headers.get('vary')).toContain('Origin')
     })

@@ -1,0 +1,51 @@
+/** Node only: reading a fixtures file, and reloading it when it changes (--watch). */
+import { unwatchFile, watchFile } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import type { Pet } from './contract.js'
+import { parseSeed } from './seed.js'
+
+/** Thrown for a fixtures file that cannot be read or is not valid; the message names file, entry and field. */
+export class FixturesFileError extends Error {
+  override readonly name = 'FixturesFileError'
+}
+
+export async function readFixturesFile(file: string): Promise<readonly Pet[]> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw new FixturesFileError(`cannot read fixtures file ${file}: ${(error as Error).message}`)
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    throw new FixturesFileError(`fixtures file ${file} is not valid JSON: ${(error as Error).message}`)
+  }
+  try {
+    return parseSeed(data, `fixtures file ${file}`)
+  } catch (error) {
+    throw new FixturesFileError((error as Error).message)
+  }
+}
+
+/**
+ * Calls `onChange` with the new pets whenever the file changes, or `onError` when the new
+ * content is invalid (the caller keeps the old seed). Polls, because editors that save by
+ * replacing the file end an fs.watch watcher. Returns a function that stops watching.
+ */
+export function watchFixturesFile(
+  file: string,
+  onChange: (pets: readonly Pet[]) => Promise<void>,
+  onError: (error: Error) => void,
+  intervalMs = 250,
+): () => void {
+  const listener = (current: { mtimeMs: number }, previous: { mtimeMs: number }) => {
+    if (current.mtimeMs === previous.mtimeMs) return
+    readFixturesFile(file).then(onChange, onError).catch(onError)
+  }
+  watchFile(file, { interval: intervalMs, persistent: false }, listener)
+  return () => {
+    unwatchFile(file, listener)
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Who owns which data. Shared mode: one store for every key. Isolated mode: each API key gets
+ * its own copy of the seed on first use, so parallel test workers with their own keys never
+ * see each other's pets. The number of tenants is capped; the least recently used goes first.
+ */
+import type { Pet } from './contract.js'
+import { createPetStore, type PetStore, type SeededPetStore } from './store.js'
+
+export const DEFAULT_MAX_TENANTS = 1000
+
+export interface Tenants {
+  readonly isolated: boolean
+  /** The store a request with this key works on. */
+  storeFor(key: string): PetStore
+  /** Resets one tenant, or every store when no key is given. */
+  reset(key?: string): Promise<void>
+  /** Replaces the seed (fixtures reloaded) and resets every store to it. */
+  reseed(seed: readonly Pet[] | Promise<readonly Pet[]>): Promise<void>
+  /** How many stores exist. */
+  count(): number
+}
+
+export function createTenants(options: {
+  seed: readonly Pet[] | Promise<readonly Pet[]>
+  isolated: boolean
+  defaultKey: string
+  maxTenants: number
+}): Tenants {
+  let seed = options.seed
+  const stores = new Map<string, SeededPetStore>()
+  const storeFor = (key: string): SeededPetStore => {
+    const id = options.isolated ? key : options.defaultKey
+    let store = stores.get(id)
+    if (store === undefined) {
+      store = createPetStore(seed)
+      if (stores.size >= options.maxTenants) {
+        const oldest = [...stores.keys()].find((candidate) => candidate !== options.defaultKey)
+        if (oldest !== undefined) stores.delete(oldest)
+      }
+    } else {
+      // Map order is insertion order: re-inserting marks this tenant as the most recent.
+      stores.delete(id)
+    }
+    stores.set(id, store)
+    return store
+  }
+  storeFor(options.defaultKey)
+
+  return {
+    isolated: options.isolated,
+    storeFor,
+    async reset(key) {
+      if (key !== undefined) {
+        await storeFor(key).reset()
+        return
+      }
+      await Promise.all([...stores.values()].map((store) => store.reset()))
+    },
+    async reseed(next) {
+      seed = next
+      await Promise.all([...stores.values()].map((store) => store.reseed(next)))
+    },
+    count: () => stores.size,
+  }
+}

@@ -1,0 +1,19 @@
+/** Node only: this package's version, read from its package.json at run time. */
+import { readFileSync } from 'node:fs'
+
+// Importing package.json would make tsc copy it into dist/; read it from the package root instead,
+// which is two levels up from dist/src/version.js and one from src/version.ts.
+export function packageVersion(): string {
+  for (const candidate of ['../../package.json', '../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as {
+        name?: string
+        version?: string
+      }
+      if (manifest.name === 'petstore-sandbox' && manifest.version !== undefined) return manifest.version
+    } catch {
+      // Not at this level; try the next.
+    }
+  }
+  return 'unknown'
+}
