@@ -214,7 +214,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<strin
         }
         return issue.expected === 'int' || issue.expected === 'number'
           ? `${field} must be an integer, ${got}`
-          : `${field} must be a ${issue.expected}, ${got}`
+          : `${field} must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}, ${got}`
       case 'invalid_value':
         return `${field} must be one of ${issue.values.map(String).join(', ')}, ${got}`
       case 'too_small':

@@ -133,7 +133,11 @@ async function simulate(operationId: OperationId, request: Request, context: Han
   }
   const preference = readPrefer(request.headers.get('prefer'), operationId)
   await sleep(preference.delayMs ?? 0)
-  if (preference.status !== undefined) throw simulatedFailure(preference.status, `Prefer: code=${preference.status}`)
+  if (preference.status !== undefined) {
+    throw simulatedFailure(preference.status, `Prefer: code=${preference.status}`, 1, {
+      'Preference-Applied': preference.applied.join(', '),
+    })
+  }
   const failure = context.traffic.failure()
   if (failure !== undefined) throw simulatedFailure(failure, 'failure rate')
   return preference.applied

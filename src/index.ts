@@ -3,8 +3,19 @@
  */
 import { createSandbox } from './sandbox.js'
 
-export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js'
-export { type PetStore, PetValidationError } from './store.js'
+export { createSandbox, type Sandbox, type SandboxHealth, type SandboxOptions } from './sandbox.js'
+export { type PetStore, PetValidationError, StateError } from './store.js'
+export { generatePets } from './generate.js'
+export type { JournalEntry, JournalFilter, RequestJournal } from './journal.js'
+export {
+  OPERATIONS,
+  SCENARIO_STATUSES,
+  ScenarioError,
+  type OperationId,
+  type Scenario,
+  type ScenarioBook,
+  type ScenarioInput,
+} from './scenarios.js'
 export { FixtureError } from './seed.js'
 export { DEFAULT_API_KEY } from './auth.js'
 export { ERROR_CODES, type ErrorCode } from './errors.js'
@@ -22,6 +33,7 @@ export {
   type NewPet,
   type Pet,
   type PetStatus,
+  type StoreState,
 } from './contract.js'
 
 /**

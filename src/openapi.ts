@@ -96,13 +96,24 @@ function queryParameter(name: 'limit' | 'status'): Json {
   }
 }
 
+/** The sandbox's Prefer header (RFC 7240): simulate a failure or a delay for one request. */
+const PREFER = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description:
+    'Sandbox only: `code=<status>` answers with a simulated failure (401, 429, 500, 503; 404 for getPet), ' +
+    '`delay=<ms>` waits first. Example: `Prefer: code=503, delay=1500`.',
+  schema: { type: 'string' },
+}
+
 function listPets(): Json {
   return {
     operationId: 'listPets',
     summary: 'List animals',
     description: 'Returns animals ordered by id ascending, at most `limit` of them, filtered by `status`.',
     tags: ['pets'],
-    parameters: [queryParameter('limit'), queryParameter('status')],
+    parameters: [queryParameter('limit'), queryParameter('status'), PREFER],
     responses: {
       200: json('A JSON array of Pet', { type: 'array', items: schemaRef('Pet') }),
       ...commonErrors(['invalid_parameter', 'bad_request']),
@@ -115,6 +126,7 @@ function createPet(): Json {
     operationId: 'createPet',
     summary: 'Add an animal',
     tags: ['pets'],
+    parameters: [PREFER],
     requestBody: { required: true, content: { 'application/json': { schema: schemaRef('NewPet') } } },
     responses: {
       201: json('The created Pet, with its assigned id', schemaRef('Pet'), {
@@ -147,12 +159,14 @@ function getPet(): Json {
     tags: ['pets'],
     parameters: [
       { name: 'petId', in: 'path', required: true, description, schema: { ...strip(idSchema), format: 'int64' } },
+      PREFER,
     ],
     responses: withHeaders(
       {
         200: json('The Pet', schemaRef('Pet')),
         ...commonErrors(['invalid_parameter', 'bad_request']),
         404: error('The animal cannot be found', ['pet_not_found']),
+        410: error('Past the sunset date (the sandbox clock, --now): the operation is removed', ['gone']),
       },
       deprecation,
     ),
@@ -197,11 +211,18 @@ function labelled(stability: 'experimental' | 'beta'): Json {
 }
 
 function commonErrors(badRequestCodes: ErrorCode[]): Json {
+  const retryAfter = { 'Retry-After': header('Seconds to wait before retrying', { type: 'string', pattern: '^\\d+$' }) }
   return {
     400: error('A query parameter, path parameter, body or the request itself is invalid', badRequestCodes),
     401: unauthorized(),
     413: error('The request body is over the size cap', ['payload_too_large']),
-    500: error('A failure of the sandbox itself, never of the request', ['internal_error']),
+    429: error('Simulated by a sandbox scenario or Prefer: too many requests', ['too_many_requests'], retryAfter),
+    500: error('A failure of the sandbox itself, or one it simulates; never of the request', ['internal_error']),
+    503: error(
+      'Simulated by a sandbox scenario, Prefer or --failure-rate: unavailable',
+      ['service_unavailable'],
+      retryAfter,
+    ),
   }
 }
 

@@ -25,7 +25,7 @@ const SIMULATED: Record<(typeof SCENARIO_STATUSES)[number], ErrorCode> = {
 export const ScenarioInputSchema = z
   .object({
     operation: z.enum([...OPERATIONS, '*']).default('*'),
-    status: z.union(SCENARIO_STATUSES.map((status) => z.literal(status))).optional(),
+    status: z.literal(SCENARIO_STATUSES).optional(),
     delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
     times: z.int().min(1).optional(),
     retryAfterSeconds: z.int().min(0).max(86_400).optional(),
@@ -98,9 +98,14 @@ export function createScenarioBook(): WritableScenarioBook {
 }
 
 /** The Error a simulated failure answers with; 429 and 503 say when to retry. */
-export function simulatedFailure(status: number, reason: string, retryAfterSeconds = 1): ApiError {
+export function simulatedFailure(
+  status: number,
+  reason: string,
+  retryAfterSeconds = 1,
+  extraHeaders: Record<string, string> = {},
+): ApiError {
   const code = SIMULATED[status as keyof typeof SIMULATED]
-  const headers: Record<string, string> = {}
+  const headers: Record<string, string> = { ...extraHeaders }
   if (status === 429 || status === 503) headers['Retry-After'] = String(retryAfterSeconds)
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="petstore", error="invalid_token"'
   return new ApiError(code, `Simulated by the sandbox (${reason})`, headers)

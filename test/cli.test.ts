@@ -91,6 +91,85 @@ describe('the petstore-sandbox command', () => {
     expect(apiUrl).toBe(`http://127.0.0.1:${port}/v1`)
   })
 
+  it('seeds generated pets with --generate, the same for the same --random-seed', async () => {
+    const names = async () => {
+      const { cli, apiUrl } = await start(['--port', '0', '--generate', '40', '--random-seed', '7', '--quiet'])
+      expect(cli.stdout()).toContain('with 40 pets')
+      const pets = (await (
+        await checkedFetch(`${apiUrl}/pets?limit=100`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
+      ).json()) as { name: string }[]
+      cli.child.kill('SIGTERM')
+      await cli.exited
+      return pets.map((pet) => pet.name)
+    }
+    const first = await names()
+    expect(first).toHaveLength(40)
+    expect(await names()).toEqual(first)
+  })
+
+  it('reloads the seed when the --watch-ed fixtures file changes, and keeps it when the new file is invalid', async () => {
+    const file = tempFile('pets.json', JSON.stringify([{ id: 1, name: 'First', categoryId: 1 }]))
+    const { cli, apiUrl } = await start(['--port', '0', '--fixtures', file, '--watch', '--quiet'])
+    const names = async () =>
+      (
+        (await (
+          await checkedFetch(`${apiUrl}/pets`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
+        ).json()) as { name: string }[]
+      ).map((pet) => pet.name)
+    expect(await names()).toEqual(['First'])
+
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { id: 1, name: 'Second', categoryId: 1 },
+        { id: 2, name: 'Third', categoryId: 2 },
+      ]),
+    )
+    await waitFor(cli, /Reloaded .*pets\.json: 2 pets; the data is reset to them\./)
+    expect(await names()).toEqual(['Second', 'Third'])
+
+    writeFileSync(file, '[{"id": 1, "name": "Broken"')
+    for (let i = 0; i < 100 && !cli.stderr().includes('kept the previous seed'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(cli.stderr()).toMatch(
+      /petstore-sandbox: kept the previous seed: fixtures file .*pets\.json is not valid JSON/,
+    )
+    expect(await names()).toEqual(['Second', 'Third'])
+  })
+
+  it('runs isolated tenants with --isolate, and says so in the banner', async () => {
+    const { cli, apiUrl } = await start([
+      '--port',
+      '0',
+      '--isolate',
+      '--api-key-pattern',
+      'team-[a-z]+',
+      '--delay',
+      '10-20',
+      '--quiet',
+    ])
+    expect(cli.stdout()).toContain(
+      'API keys: petstore-sandbox-key, or any key matching /team-[a-z]+/ (each key has its own data)',
+    )
+    expect(cli.stdout()).toContain('Simulating: delay 10-20 ms')
+    const create = (key: string) =>
+      checkedFetch(`${apiUrl}/pets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: '{"name":"Mine","categoryId":1}',
+      })
+    expect((await create('team-red')).status).toBe(201)
+    expect((await create('team-9')).status).toBe(401)
+    const count = async (key: string) =>
+      (
+        (await (
+          await checkedFetch(`${apiUrl}/pets?limit=100`, { headers: { Authorization: `Bearer ${key}` } })
+        ).json()) as unknown[]
+      ).length
+    expect(await count('team-red')).toBe(33)
+    expect(await count('team-blue')).toBe(32)
+  })
+
   it('prints its version', async () => {
     const cli = spawnCli(['--version'])
     expect(await cli.exited).toBe(0)
@@ -149,6 +228,13 @@ describe('the petstore-sandbox command', () => {
       [['--port', 'abc'], 'port must be an integer from 0 to 65535'],
       [['--port', '70000'], 'port must be an integer from 0 to 65535'],
       [['--api-key', 'has space'], 'API key "has space" is not a valid bearer token'],
+      [['--failure-rate', '1.5'], 'failure rate must be a number from 0 to 1'],
+      [['--delay', '500-100'], 'delay must be milliseconds (e.g. 200) or a range'],
+      [['--now', 'tomorrow'], 'date must be ISO 8601'],
+      [['--generate', '-3'], 'generate must be an integer from 0 to 2000000'],
+      [['--watch'], '--watch needs --fixtures <file>'],
+      [['--api-key-pattern', 'x'], '--api-key-pattern needs --isolate'],
+      [['--isolate', '--api-key-pattern', '('], 'not a valid regular expression'],
     ])('for %j', async (args, message) => {
       const cli = spawnCli(args)
       expect(await cli.exited).toBe(1)
