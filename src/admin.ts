@@ -10,7 +10,7 @@ import { ApiError } from './errors.js'
 import { toErrorResponse } from './handlers.js'
 import type { JournalFilter, WritableJournal } from './journal.js'
 import { readJsonBody, readQuery } from './request.js'
-import { OPERATIONS, ScenarioError, type ScenarioInput } from './scenarios.js'
+import { OPERATIONS, ScenarioError, type ScenarioBook, type ScenarioInput } from './scenarios.js'
 import type { Sandbox } from './sandbox.js'
 import { StateError } from './store.js'
 
@@ -117,21 +117,28 @@ const listRequests: AdminRoute = async (request, context) => {
   )
 }
 
-const listScenarios: AdminRoute = async (_request, { sandbox }) => HttpResponse.json(sandbox.scenarios.list())
+/** In isolated mode, a key in Authorization scopes scenarios to that key; otherwise they are shared. */
+function scenarioBook(request: Request, context: AdminContext): ScenarioBook {
+  const key = keyOf(request, context)
+  return (key !== undefined && context.sandbox.isolated ? context.sandbox.scenariosFor(key) : undefined) ?? context.sandbox.scenarios
+}
 
-const addScenario: AdminRoute = async (request, { sandbox, maxBodyBytes }) => {
-  const input = await readJsonBody(request, maxBodyBytes)
+const listScenarios: AdminRoute = async (request, context) => HttpResponse.json(scenarioBook(request, context).list())
+
+const addScenario: AdminRoute = async (request, context) => {
+  const book = scenarioBook(request, context)
+  const input = await readJsonBody(request, context.maxBodyBytes)
   try {
     // Only JSON so far: add() checks it against the scenario schema.
-    return HttpResponse.json(sandbox.scenarios.add(input as ScenarioInput), { status: 201 })
+    return HttpResponse.json(book.add(input as ScenarioInput), { status: 201 })
   } catch (error) {
     if (error instanceof ScenarioError) throw new ApiError('invalid_body', error.message)
     throw error
   }
 }
 
-const clearScenarios: AdminRoute = async (_request, { sandbox }) => {
-  sandbox.scenarios.clear()
+const clearScenarios: AdminRoute = async (request, context) => {
+  scenarioBook(request, context).clear()
   return new HttpResponse(null, { status: 204 })
 }
 

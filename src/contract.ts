@@ -66,7 +66,8 @@ export const StoreStateSchema = z
       }
       seen.set(pet.id, index)
     })
-    const highest = Math.max(0, ...state.pets.map((pet) => pet.id))
+    // A loop, not Math.max(...ids): spreading 130k arguments overflows the stack.
+    const highest = state.pets.reduce((max, pet) => Math.max(max, pet.id), 0)
     if (state.nextId <= highest) {
       context.addIssue({ code: 'custom', path: ['nextId'], message: `must be greater than the highest id, ${highest}` })
     }

@@ -101,7 +101,7 @@ async function run(
     tenant = context.authenticate(request.headers.get('authorization'))
     const exchange: Exchange = { request, store: context.tenants.storeFor(tenant), context, body: null }
     try {
-      if (operationId !== null) applied = await simulate(operationId, request, context)
+      if (operationId !== null) applied = await simulate(operationId, request, context, tenant)
       response = await operation(exchange)
     } finally {
       body = exchange.body
@@ -123,15 +123,21 @@ async function run(
 }
 
 /** Applies the first matching scenario, the request's Prefer, and the random failure rate. */
-async function simulate(operationId: OperationId, request: Request, context: HandlerContext): Promise<string[]> {
-  const scenario = context.scenarios.take(operationId)
+async function simulate(
+  operationId: OperationId,
+  request: Request,
+  context: HandlerContext,
+  tenant: string,
+): Promise<string[]> {
+  // Read first: a Prefer the sandbox cannot honour is refused before any scenario is used up.
+  const preference = readPrefer(request.headers.get('prefer'), operationId)
+  const scenario = context.tenants.scenariosFor(tenant)?.take(operationId) ?? context.scenarios.take(operationId)
   if (scenario !== undefined) {
     await sleep(scenario.delayMs ?? 0)
     if (scenario.status !== undefined) {
       throw simulatedFailure(scenario.status, `scenario ${scenario.id}`, scenario.retryAfterSeconds)
     }
   }
-  const preference = readPrefer(request.headers.get('prefer'), operationId)
   await sleep(preference.delayMs ?? 0)
   if (preference.status !== undefined) {
     throw simulatedFailure(preference.status, `Prefer: code=${preference.status}`, 1, {
@@ -160,8 +166,7 @@ function record(
   }
   const headers: Record<string, string> = {}
   request.headers.forEach((value, name) => {
-    // The scheme stays visible (a wrong scheme is a common mistake); the credential never does.
-    headers[name] = name === 'authorization' ? value.replace(/^(\S+)\s.*$/s, '$1 [redacted]') : value
+    headers[name] = name === 'authorization' || name === 'proxy-authorization' ? redact(value) : value
   })
   context.journal.record(
     {
@@ -180,11 +185,26 @@ function record(
   )
 }
 
+/** Keeps a scheme visible (a wrong scheme is a common mistake); a credential, never. */
+function redact(value: string): string {
+  const match = /^(\S+)\s+\S/.exec(value.trim())
+  return match === null ? '[redacted]' : `${match[1] ?? ''} [redacted]`
+}
+
 export function toErrorResponse(error: ApiError): Response {
   return HttpResponse.json(error.toBody(), { status: error.status, headers: error.headers })
 }
 
-const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve())
+// Unref'd where the platform allows: a delayed answer must not keep a closed server's process alive.
+const sleep = (ms: number) =>
+  ms > 0
+    ? new Promise<void>((resolve) => {
+        const timer: unknown = setTimeout(resolve, ms)
+        if (typeof timer === 'object' && timer !== null && 'unref' in timer && typeof timer.unref === 'function') {
+          ;(timer as { unref: () => void }).unref()
+        }
+      })
+    : Promise.resolve()
 
 const listPets: Operation = async ({ request, store }) => {
   const query = checkListPetsQuery(readQuery(new URL(request.url), ['limit', 'status']))

@@ -43,6 +43,8 @@ export interface WritableJournal extends RequestJournal {
   record(entry: Omit<JournalEntry, 'id'>, tenant: string | undefined): void
   /** Entries recorded for one tenant's key (isolated mode). */
   forTenant(tenant: string): JournalEntry[]
+  /** Drops one tenant's entries. */
+  clearTenant(tenant: string): void
 }
 
 export function createJournal(limit: number): WritableJournal {
@@ -69,6 +71,9 @@ export function createJournal(limit: number): WritableJournal {
     forTenant: (tenant) => entries.slice(-limit).flatMap((item) => (item.tenant === tenant ? [item.entry] : [])),
     clear() {
       entries = []
+    },
+    clearTenant(tenant) {
+      entries = entries.filter((item) => item.tenant !== tenant)
     },
   }
 }

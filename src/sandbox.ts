@@ -15,7 +15,7 @@ import { createRandom } from './random.js'
 import { DEFAULT_MAX_BODY_BYTES } from './request.js'
 import { createScenarioBook, createTraffic, type ScenarioBook } from './scenarios.js'
 import { bundledSeed, parseSeed } from './seed.js'
-import { StateError, type PetStore } from './store.js'
+import { createPetStore, StateError, type PetStore } from './store.js'
 import { createTenants, DEFAULT_MAX_TENANTS } from './tenants.js'
 
 export interface SandboxOptions {
@@ -69,10 +69,12 @@ export interface Sandbox {
   /** Whether each key has its own data. */
   readonly isolated: boolean
   /**
-   * Restores the seed and the id sequence, and clears the journal and the scenarios. With a
-   * key (isolated mode), resets only that key's data.
+   * Restores the seed and the id sequence, and clears the journal and the scenarios. In
+   * isolated mode with a key, does that for that key only: its data, journal entries and scenarios.
    */
   reset(key?: string): Promise<void>
+  /** One key's own scenarios (isolated mode); the shared `scenarios` apply to every key. */
+  scenariosFor(key: string): ScenarioBook | undefined
   /** The data of one key: its own in isolated mode, the shared data otherwise. */
   tenant(key: string): PetStore
   /** All pets and the next id of one key's data (default: the first API key's). */
@@ -111,6 +113,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     throw new TypeError(`Failed to create the sandbox: maxBodyBytes must be a positive integer, got ${maxBodyBytes}`)
   }
   const isolated = options.isolate ?? false
+  if (options.generate !== undefined && (!Number.isSafeInteger(options.generate) || options.generate < 0)) {
+    throw new TypeError(`Failed to create the sandbox: generate must be a whole number, got ${options.generate}`)
+  }
   const random = createRandom(options.randomSeed)
   const seed =
     options.generate !== undefined
@@ -156,13 +161,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     isolated,
     async reset(key) {
       await tenants.reset(key)
-      if (key === undefined) {
+      if (key !== undefined && isolated) {
+        journal.clearTenant(key)
+      } else {
         journal.clear()
         scenarios.clear()
       }
     },
+    scenariosFor: (key) => {
+      tenants.storeFor(key)
+      return tenants.scenariosFor(key)
+    },
     tenant: (key) => tenants.storeFor(key),
-    snapshot: (key) => tenants.storeFor(key ?? defaultKey).snapshot(),
+    // A key that has no data yet reads the seed, without creating a tenant that could push out another.
+    snapshot: (key) => (tenants.existing(key ?? defaultKey) ?? createPetStore(tenants.seed())).snapshot(),
     async restore(state, key) {
       const checked = checkStoreState(state)
       if (!checked.ok) throw new StateError(`Invalid state: ${checked.problems.join('; ')}`)

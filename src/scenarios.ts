@@ -13,6 +13,8 @@ export type OperationId = (typeof OPERATIONS)[number]
 /** The failures a scenario can simulate: what the interface or any HTTP service can answer. */
 export const SCENARIO_STATUSES = [401, 404, 429, 500, 503] as const
 export const MAX_DELAY_MS = 60_000
+/** Scenarios without `times` stay until cleared: a cap keeps a runaway script from growing memory. */
+export const MAX_SCENARIOS = 100
 
 const SIMULATED: Record<(typeof SCENARIO_STATUSES)[number], ErrorCode> = {
   401: 'unauthorized',
@@ -76,6 +78,9 @@ export function createScenarioBook(): WritableScenarioBook {
     add(input) {
       const checked = checkScenario(input)
       if (!checked.ok) throw new ScenarioError(checked.problems.join('; '))
+      if (scenarios.length >= MAX_SCENARIOS) {
+        throw new ScenarioError(`there are already ${MAX_SCENARIOS} scenarios; clear them before adding more`)
+      }
       const { times, ...rest } = checked.value
       const scenario = { id: nextId++, ...rest, ...(times !== undefined && { remaining: times }) }
       scenarios.push(scenario)

@@ -4,20 +4,27 @@
  * see each other's pets. The number of tenants is capped; the least recently used goes first.
  */
 import type { Pet } from './contract.js'
+import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
 import { createPetStore, type PetStore, type SeededPetStore } from './store.js'
 
 export const DEFAULT_MAX_TENANTS = 1000
 
 export interface Tenants {
   readonly isolated: boolean
-  /** The store a request with this key works on. */
+  /** The store a request with this key works on, created on first use. */
   storeFor(key: string): PetStore
+  /** The store of a key that has one already, without creating or touching it. */
+  existing(key: string): PetStore | undefined
+  /** A tenant's own scenarios (isolated mode only), created on first use. */
+  scenariosFor(key: string): WritableScenarioBook | undefined
   /** Resets one tenant, or every store when no key is given. */
   reset(key?: string): Promise<void>
   /** Replaces the seed (fixtures reloaded) and resets every store to it. */
   reseed(seed: readonly Pet[] | Promise<readonly Pet[]>): Promise<void>
   /** How many stores exist. */
   count(): number
+  /** The seed every new store starts from. */
+  seed(): readonly Pet[] | Promise<readonly Pet[]>
 }
 
 export function createTenants(options: {
@@ -26,8 +33,12 @@ export function createTenants(options: {
   defaultKey: string
   maxTenants: number
 }): Tenants {
+  if (!Number.isSafeInteger(options.maxTenants) || options.maxTenants < 1) {
+    throw new TypeError(`Failed to create the sandbox: maxTenants must be a positive integer, got ${options.maxTenants}`)
+  }
   let seed = options.seed
   const stores = new Map<string, SeededPetStore>()
+  const scenarioBooks = new Map<string, WritableScenarioBook>()
   const storeFor = (key: string): SeededPetStore => {
     const id = options.isolated ? key : options.defaultKey
     let store = stores.get(id)
@@ -35,7 +46,10 @@ export function createTenants(options: {
       store = createPetStore(seed)
       if (stores.size >= options.maxTenants) {
         const oldest = [...stores.keys()].find((candidate) => candidate !== options.defaultKey)
-        if (oldest !== undefined) stores.delete(oldest)
+        if (oldest !== undefined) {
+          stores.delete(oldest)
+          scenarioBooks.delete(oldest)
+        }
       }
     } else {
       // Map order is insertion order: re-inserting marks this tenant as the most recent.
@@ -49,11 +63,23 @@ export function createTenants(options: {
   return {
     isolated: options.isolated,
     storeFor,
+    existing: (key) => stores.get(options.isolated ? key : options.defaultKey),
+    scenariosFor(key) {
+      if (!options.isolated || !stores.has(key)) return undefined
+      let book = scenarioBooks.get(key)
+      if (book === undefined) {
+        book = createScenarioBook()
+        scenarioBooks.set(key, book)
+      }
+      return book
+    },
     async reset(key) {
-      if (key !== undefined) {
-        await storeFor(key).reset()
+      if (key !== undefined && options.isolated) {
+        scenarioBooks.get(key)?.clear()
+        await stores.get(key)?.reset()
         return
       }
+      for (const book of scenarioBooks.values()) book.clear()
       await Promise.all([...stores.values()].map((store) => store.reset()))
     },
     async reseed(next) {
@@ -61,5 +87,6 @@ export function createTenants(options: {
       await Promise.all([...stores.values()].map((store) => store.reseed(next)))
     },
     count: () => stores.size,
+    seed: () => seed,
   }
 }

@@ -92,6 +92,15 @@ describe('the petstore-sandbox command', () => {
   })
 
   it('seeds generated pets with --generate, the same for the same --random-seed', async () => {
+    const spawnNames = async (args: string[]) => {
+      const { cli, apiUrl } = await start(['--port', '0', '--quiet', ...args])
+      const pets = (await (
+        await checkedFetch(`${apiUrl}/pets?limit=100`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
+      ).json()) as { name: string }[]
+      cli.child.kill('SIGTERM')
+      await cli.exited
+      return pets.map((pet) => pet.name)
+    }
     const names = async () => {
       const { cli, apiUrl } = await start(['--port', '0', '--generate', '40', '--random-seed', '7', '--quiet'])
       expect(cli.stdout()).toContain('with 40 pets')
@@ -105,6 +114,9 @@ describe('the petstore-sandbox command', () => {
     const first = await names()
     expect(first).toHaveLength(40)
     expect(await names()).toEqual(first)
+    const other = await spawnNames(['--generate', '40', '--random-seed', '8'])
+    expect(other).toHaveLength(40)
+    expect(other).not.toEqual(first)
   })
 
   it('reloads the seed when the --watch-ed fixtures file changes, and keeps it when the new file is invalid', async () => {
@@ -231,6 +243,8 @@ describe('the petstore-sandbox command', () => {
       [['--failure-rate', '1.5'], 'failure rate must be a number from 0 to 1'],
       [['--delay', '500-100'], 'delay must be milliseconds (e.g. 200) or a range'],
       [['--now', 'tomorrow'], 'date must be ISO 8601'],
+      [['--now', '1'], 'date must be ISO 8601'],
+      [['--now', '2031-02-30'], 'date must be ISO 8601'],
       [['--generate', '-3'], 'generate must be an integer from 0 to 2000000'],
       [['--watch'], '--watch needs --fixtures <file>'],
       [['--api-key-pattern', 'x'], '--api-key-pattern needs --isolate'],

@@ -2,6 +2,7 @@
  * The sandbox controls, each through its admin route (in-process through getResponse, and
  * over HTTP against startServer) and through its sandbox method.
  */
+import { readFileSync } from 'node:fs'
 import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { createSandbox, generatePets, PetSchema, type Pet, type Sandbox, type SandboxOptions } from '../src/index.js'
@@ -9,6 +10,9 @@ import { startServer } from '../src/server.js'
 import { expectConforms } from './support/openapi-check.js'
 
 const KEY = 'petstore-sandbox-key'
+const { version: VERSION } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
 const AUTH = { Authorization: `Bearer ${KEY}` }
 const JSON_HEADERS = { ...AUTH, 'Content-Type': 'application/json' }
 
@@ -70,7 +74,7 @@ const createPet = (target: Target, name: string, headers: Record<string, string>
     body: JSON.stringify({ name, categoryId: 1 }),
   })
 
-describe.each(transports)('sandbox controls (%s)', (_, make) => {
+describe.each(transports)('sandbox controls (%s)', (transport, make) => {
   describe('request journal', () => {
     it('records each answered request with its operation, redacted key, parsed body, status and duration', async () => {
       await using(make, async (target) => {
@@ -100,6 +104,19 @@ describe.each(transports)('sandbox controls (%s)', (_, make) => {
       })
     })
 
+    it('never records a credential, whatever the header looks like', async () => {
+      await using(make, async (target) => {
+        await target.send('GET', '/v1/pets', { headers: { Authorization: KEY } })
+        await target.send('GET', '/v1/pets', {
+          headers: { Authorization: `Token  ${KEY}`, 'Proxy-Authorization': 'Basic c2VjcmV0' },
+        })
+        const entries = target.sandbox.requests.all()
+        expect(entries.map((entry) => entry.headers.authorization)).toEqual(['[redacted]', 'Token [redacted]'])
+        expect(entries[1]?.headers['proxy-authorization']).toBe('Basic [redacted]')
+        expect(JSON.stringify(entries)).not.toMatch(new RegExp(`${KEY}|c2VjcmV0`))
+      })
+    })
+
     it('keeps only the newest journalLimit entries', async () => {
       await using(
         () => make({ journalLimit: 3 }),
@@ -115,12 +132,18 @@ describe.each(transports)('sandbox controls (%s)', (_, make) => {
       )
     })
 
-    it('is cleared by reset', async () => {
+    it('is cleared by reset, with or without a key in shared mode', async () => {
       await using(make, async (target) => {
         await target.send('GET', '/v1/pets', { headers: AUTH })
         expect(target.sandbox.requests.all()).toHaveLength(1)
         expect((await target.send('POST', '/__sandbox/reset')).status).toBe(204)
         expect(await (await target.send('GET', '/__sandbox/requests')).json()).toEqual([])
+
+        await target.send('GET', '/v1/pets', { headers: AUTH })
+        target.sandbox.scenarios.add({ status: 503 })
+        expect((await target.send('POST', '/__sandbox/reset', { headers: AUTH })).status).toBe(204)
+        expect(target.sandbox.requests.all()).toEqual([])
+        expect(target.sandbox.scenarios.list()).toEqual([])
       })
     })
   })
@@ -185,6 +208,32 @@ describe.each(transports)('sandbox controls (%s)', (_, make) => {
         const again = performance.now()
         await target.send('GET', '/v1/pets', { headers: AUTH })
         expect(performance.now() - again).toBeLessThan(250)
+      })
+    })
+
+    it('refuses an invalid Prefer before any scenario is used up', async () => {
+      await using(make, async (target) => {
+        target.sandbox.scenarios.add({ operation: 'listPets', status: 503, times: 1 })
+        for (const prefer of ['code=418', 'delay=fast', 'delay=60001']) {
+          const refused = await target.send('GET', '/v1/pets', { headers: { ...AUTH, Prefer: prefer } })
+          expect(refused.status, prefer).toBe(400)
+        }
+        expect(target.sandbox.scenarios.list()).toMatchObject([{ remaining: 1 }])
+        expect((await target.send('GET', '/v1/pets', { headers: AUTH })).status).toBe(503)
+      })
+    })
+
+    it('refuses more than 100 scenarios', async () => {
+      await using(make, async (target) => {
+        for (let i = 0; i < 100; i++) target.sandbox.scenarios.add({ delayMs: 0 })
+        const refused = await target.send('POST', '/__sandbox/scenarios', {
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"status":500}',
+        })
+        expect(refused.status).toBe(400)
+        expect(await refused.json()).toMatchObject({
+          message: 'there are already 100 scenarios; clear them before adding more',
+        })
       })
     })
 
@@ -260,7 +309,7 @@ describe.each(transports)('sandbox controls (%s)', (_, make) => {
         expect(response.status).toBe(200)
         expect(await response.json()).toEqual({
           status: 'ok',
-          version: expect.stringMatching(/^(\d+\.\d+\.\d+|unknown)$/) as unknown,
+          version: transport === 'over HTTP' ? VERSION : 'unknown',
           uptimeSeconds: expect.any(Number) as unknown,
           pets: 32,
           mode: 'shared',
@@ -329,6 +378,41 @@ describe.each(transports)('sandbox controls (%s)', (_, make) => {
           expect((await target.send('POST', '/__sandbox/reset')).status).toBe(204)
           expect(await seenBy('worker-b')).toBe(32)
           expect(await (await target.send('GET', '/__sandbox/health')).json()).toMatchObject({ mode: 'isolated' })
+        },
+      )
+    })
+
+    it('gives each key its own scenarios when added with that key', async () => {
+      await using(
+        () => make({ isolate: true }),
+        async (target) => {
+          const added = await target.send('POST', '/__sandbox/scenarios', {
+            headers: { 'Content-Type': 'application/json', Authorization: 'Bearer worker-2' },
+            body: '{"operation":"listPets","status":500,"times":1}',
+          })
+          expect(added.status).toBe(201)
+          const status = async (key: string) =>
+            (await target.send('GET', '/v1/pets', { headers: { Authorization: `Bearer ${key}` } })).status
+          expect(await status('worker-1')).toBe(200)
+          expect(await status('worker-2')).toBe(500)
+          expect(await status('worker-2')).toBe(200)
+          expect(target.sandbox.scenarios.list()).toEqual([])
+        },
+      )
+    })
+
+    it('reads the state of a key without creating a tenant that could push out another', async () => {
+      await using(
+        () => make({ isolate: true, maxTenants: 2 }),
+        async (target) => {
+          await createPet(target, 'Kept', { Authorization: 'Bearer worker-a' })
+          for (const key of ['b', 'c', 'd']) {
+            const state = (await (
+              await target.send('GET', '/__sandbox/state', { headers: { Authorization: `Bearer worker-${key}` } })
+            ).json()) as { pets: unknown[] }
+            expect(state.pets).toHaveLength(32)
+          }
+          expect(await target.sandbox.tenant('worker-a').count()).toBe(33)
         },
       )
     })
@@ -595,6 +679,47 @@ describe('in-process options', () => {
     for (const pet of pets) expect(PetSchema.parse(pet)).toEqual(pet)
     expect(new Set(pets.map((pet) => pet.status)).size).toBeGreaterThanOrEqual(3)
     expect(await generatePets(50, 10)).not.toEqual(pets)
+  })
+
+  it('imports and exports a state of 150,000 pets, far past what a spread into Math.max survives', async () => {
+    const sandbox = createSandbox()
+    const pets = Array.from({ length: 150_000 }, (_, index) => ({ id: index + 1, name: `Pet ${index}`, categoryId: 1 }))
+    const handlers = [...sandbox.adminHandlers]
+    const put = await getResponse(
+      handlers,
+      new Request('https://a.test/__sandbox/state', {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ pets, nextId: 150_001 }),
+      }),
+    )
+    expect(put?.status).toBe(204)
+    expect(await sandbox.pets.count()).toBe(150_000)
+    expect((await sandbox.snapshot()).nextId).toBe(150_001)
+  }, 30_000)
+
+  it('refuses bad generate and maxTenants options at once', () => {
+    expect(() => createSandbox({ generate: -1 })).toThrow('generate must be a whole number, got -1')
+    expect(() => createSandbox({ generate: 1.5 })).toThrow('generate must be a whole number, got 1.5')
+    expect(() => createSandbox({ isolate: true, maxTenants: Number.NaN })).toThrow(
+      'maxTenants must be a positive integer',
+    )
+  })
+
+  it("a delayed answer does not keep a closed server's process alive", async () => {
+    const { spawn } = await import('node:child_process')
+    const script = `
+      const { startServer } = await import(${JSON.stringify(new URL('../dist/src/server.js', import.meta.url).href)})
+      const server = await startServer({ port: 0 })
+      fetch(server.apiUrl + '/pets', { headers: { Authorization: 'Bearer ${KEY}', Prefer: 'delay=20000' } }).catch(() => {})
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await server.close()
+    `
+    const started = performance.now()
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' })
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    expect(code).toBe(0)
+    expect(performance.now() - started).toBeLessThan(5000)
   })
 
   it('restore() refuses a bad state naming the index and field, and keeps the data', async () => {
