@@ -1,9 +1,21 @@
 /**
- * The pet collection: an @msw/data Collection holding the records, plus the rules the
- * service owns (id assignment, ordering, reset). Nothing in here knows about HTTP.
+ * The pets of one tenant: the seed, held in a shared immutable index, plus the pets created
+ * since the last reset, stored in an @msw/data collection (which validates every record
+ * against the Pet schema) and indexed as they arrive. Created ids are always above the seed's,
+ * so "seed, then created" is id order, and every read is a lookup or a prefix: no scans.
  */
 import { Collection } from '@msw/data'
-import { checkNewPet, PetSchema, type ListPetsQuery, type NewPet, type Pet, type StoreState } from './contract.js'
+import {
+  checkNewPet,
+  PET_STATUSES,
+  PetSchema,
+  type ListPetsQuery,
+  type NewPet,
+  type Pet,
+  type PetStatus,
+  type StoreState,
+} from './contract.js'
+import { indexPets, type PetIndex } from './pet-index.js'
 
 /** Thrown by `pets.create()` when the new pet breaks the contract; the message names each field. */
 export class PetValidationError extends Error {
@@ -38,46 +50,54 @@ export interface PetStore {
 
 /** The store as the sandbox holds it: it may also swap its seed (fixtures reloaded). */
 export interface SeededPetStore extends PetStore {
-  reseed(seed: readonly Pet[] | Promise<readonly Pet[]>): Promise<void>
+  reseed(seed: Promise<PetIndex>): Promise<void>
 }
 
 interface State {
-  readonly collection: Collection<typeof PetSchema>
+  readonly base: PetIndex
+  readonly writes: Collection<typeof PetSchema>
+  readonly created: Pet[]
+  readonly createdById: Map<number, Pet>
+  readonly createdByStatus: Map<PetStatus, Pet[]>
   nextId: number
 }
 
-export function createPetStore(initialSeed: readonly Pet[] | Promise<readonly Pet[]>): SeededPetStore {
-  let seed = Promise.resolve(initialSeed)
+/** A store over a seed index; several stores (tenants) may share one index. */
+export function createPetStore(seedIndex: Promise<PetIndex>): SeededPetStore {
+  let seed = seedIndex
 
-  // Every reset builds a new collection and swaps it in whole: a create still in
-  // flight lands in the old one and cannot leak into the fresh state.
-  const load = async (pets: readonly Pet[] | Promise<readonly Pet[]>, nextId?: number): Promise<State> => {
-    const records = await pets
-    const collection = new Collection({ schema: PetSchema })
-    for (const pet of records) await collection.create({ ...pet })
-    return { collection, nextId: nextId ?? records.reduce((highest, pet) => Math.max(highest, pet.id), 0) + 1 }
-  }
-  let current = load(seed)
+  // A reset swaps in a whole new state: a create still in flight lands in the old one and
+  // cannot leak into the fresh one. Only the writes are new; the base index is shared.
+  const fresh = (base: PetIndex, nextId = base.highestId + 1): State => ({
+    base,
+    writes: new Collection({ schema: PetSchema }),
+    created: [],
+    createdById: new Map(),
+    createdByStatus: new Map(PET_STATUSES.map((status) => [status, []])),
+    nextId,
+  })
+  let current = seed.then((base) => fresh(base))
   const swap = async (next: Promise<State>) => {
     current = next
     await next
   }
+  const matching = (state: State, status: PetStatus | undefined): [readonly Pet[], readonly Pet[]] =>
+    status === undefined
+      ? [state.base.all, state.created]
+      : [state.base.byStatus.get(status) ?? [], state.createdByStatus.get(status) ?? []]
 
   return {
     async list(query = {}) {
-      const { collection } = await current
-      const { status, limit } = query
-      const matching = status === undefined ? collection.all() : collection.findMany((q) => q.where({ status }))
-      // @msw/data 1.1.7 applies `take` before `orderBy`, so sort and cut here.
-      return matching
-        .toSorted((a, b) => a.id - b.id)
-        .slice(0, limit)
-        .map(copy)
+      const state = await current
+      const [seeded, created] = matching(state, query.status)
+      const limit = query.limit ?? seeded.length + created.length
+      const first = seeded.slice(0, limit)
+      return [...first, ...created.slice(0, limit - first.length)].map(copy)
     },
 
     async get(id) {
-      const { collection } = await current
-      const found = collection.findFirst((q) => q.where({ id }))
+      const state = await current
+      const found = state.base.get(id) ?? state.createdById.get(id)
       return found === undefined ? undefined : copy(found)
     },
 
@@ -86,44 +106,44 @@ export function createPetStore(initialSeed: readonly Pet[] | Promise<readonly Pe
       const checked = checkNewPet(newPet)
       if (!checked.ok) throw new PetValidationError(checked.problems)
       const state = await current
-      // Taken synchronously, so parallel creates can never share an id.
+      // Taken and indexed synchronously, so parallel creates never share an id and list in id order.
       const id = state.nextId++
       if (id > Number.MAX_SAFE_INTEGER) {
         throw new Error(
           `Failed to create a pet: the id sequence is exhausted (the seed holds id ${Number.MAX_SAFE_INTEGER}). Seed lower ids.`,
         )
       }
-      return copy(await state.collection.create({ id, ...checked.value }))
+      const pet: Pet = { id, ...checked.value }
+      state.created.push(pet)
+      state.createdById.set(id, pet)
+      if (pet.status !== undefined) state.createdByStatus.get(pet.status)?.push(pet)
+      await state.writes.create(pet)
+      return copy(pet)
     },
 
     async count() {
-      return (await current).collection.count()
+      const state = await current
+      return state.base.all.length + state.writes.count()
     },
 
-    reset: () => swap(load(seed)),
+    reset: () => swap(seed.then((base) => fresh(base))),
 
     async snapshot() {
       // One state for both fields, so a reset in between cannot mix two of them.
-      const { collection, nextId } = await current
-      return {
-        pets: collection
-          .all()
-          .toSorted((a, b) => a.id - b.id)
-          .map(copy),
-        nextId,
-      }
+      const state = await current
+      return { pets: [...state.base.all, ...state.writes.all()].map(copy), nextId: state.nextId }
     },
 
-    restore: (state) => swap(load(state.pets, state.nextId)),
+    restore: (state) => swap(Promise.resolve(fresh(indexPets(state.pets), state.nextId))),
 
     async reseed(next) {
-      seed = Promise.resolve(next)
-      await swap(load(seed))
+      seed = next
+      await swap(seed.then((base) => fresh(base)))
     },
   }
 }
 
-// Records carry @msw/data's internal symbols; callers get plain objects they may mutate freely.
+// Callers get plain objects they may mutate freely; the stored ones are shared.
 function copy(pet: Pet): Pet {
   return {
     id: pet.id,

@@ -4,6 +4,7 @@
  * see each other's pets. The number of tenants is capped; the least recently used goes first.
  */
 import type { Pet } from './contract.js'
+import { indexPets, type PetIndex } from './pet-index.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
 import { createPetStore, type PetStore, type SeededPetStore } from './store.js'
 
@@ -23,8 +24,8 @@ export interface Tenants {
   reseed(seed: readonly Pet[] | Promise<readonly Pet[]>): Promise<void>
   /** How many stores exist. */
   count(): number
-  /** The seed every new store starts from. */
-  seed(): readonly Pet[] | Promise<readonly Pet[]>
+  /** The index of the seed every new store starts from. */
+  seed(): Promise<PetIndex>
 }
 
 export function createTenants(options: {
@@ -36,14 +37,16 @@ export function createTenants(options: {
   if (!Number.isSafeInteger(options.maxTenants) || options.maxTenants < 1) {
     throw new TypeError(`Failed to create the sandbox: maxTenants must be a positive integer, got ${options.maxTenants}`)
   }
+  // One index per seed, shared by every tenant: a million seeded pets are held once.
   let seed = options.seed
+  let seedIndex: Promise<PetIndex> = Promise.resolve(seed).then(indexPets)
   const stores = new Map<string, SeededPetStore>()
   const scenarioBooks = new Map<string, WritableScenarioBook>()
   const storeFor = (key: string): SeededPetStore => {
     const id = options.isolated ? key : options.defaultKey
     let store = stores.get(id)
     if (store === undefined) {
-      store = createPetStore(seed)
+      store = createPetStore(seedIndex)
       if (stores.size >= options.maxTenants) {
         const oldest = [...stores.keys()].find((candidate) => candidate !== options.defaultKey)
         if (oldest !== undefined) {
@@ -84,9 +87,10 @@ export function createTenants(options: {
     },
     async reseed(next) {
       seed = next
-      await Promise.all([...stores.values()].map((store) => store.reseed(next)))
+      seedIndex = Promise.resolve(next).then(indexPets)
+      await Promise.all([...stores.values()].map((store) => store.reseed(seedIndex)))
     },
     count: () => stores.size,
-    seed: () => seed,
+    seed: () => seedIndex,
   }
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { createPetStore, PetValidationError } from '../src/store.js'
+import type { Pet } from '../src/contract.js'
+import { indexPets } from '../src/pet-index.js'
+import { createPetStore as createStoreOverIndex, PetValidationError } from '../src/store.js'
+
+const createPetStore = (pets: readonly Pet[]) => createStoreOverIndex(Promise.resolve(indexPets(pets)))
 
 // Inserted out of id order on purpose: ordering must come from the ids, not insertion.
 const seed = [
@@ -62,6 +66,31 @@ describe('the pet store', () => {
     )
     expect(await store.count()).toBe(seed.length)
     expect((await store.create({ name: 'Valid', categoryId: 1 })).id).toBe(11)
+  })
+
+  it('finds every id by binary search, including the first, the last and gaps', async () => {
+    const store = createPetStore(seed)
+    for (const id of [3, 5, 7, 10]) expect((await store.get(id))?.id).toBe(id)
+    for (const id of [0, 1, 4, 6, 8, 11, -1]) expect(await store.get(id)).toBeUndefined()
+  })
+
+  it('lists seeded and created pets of a status in one id order, cut at the limit', async () => {
+    const store = createPetStore(seed)
+    await store.create({ name: 'Sold later', categoryId: 1, status: 'sold' })
+    expect((await store.list({ status: 'sold' })).map((pet) => pet.id)).toEqual([7, 10, 11])
+    expect((await store.list({ status: 'sold', limit: 2 })).map((pet) => pet.id)).toEqual([7, 10])
+    expect((await store.list({ status: 'pending' })).map((pet) => pet.id)).toEqual([])
+    expect(await store.count()).toBe(5)
+  })
+
+  it('restore() replaces seed and writes, and reset() afterwards goes back to the seed', async () => {
+    const store = createPetStore(seed)
+    await store.restore({ pets: [{ id: 2, name: 'Two', categoryId: 1 }], nextId: 9 })
+    expect(await store.list()).toEqual([{ id: 2, name: 'Two', categoryId: 1 }])
+    expect((await store.create({ name: 'Nine', categoryId: 1 })).id).toBe(9)
+    expect((await store.snapshot()).pets.map((pet) => pet.id)).toEqual([2, 9])
+    await store.reset()
+    expect((await store.list()).map((pet) => pet.id)).toEqual([3, 5, 7, 10])
   })
 
   it('keeps two stores apart', async () => {
