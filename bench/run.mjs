@@ -47,7 +47,8 @@ function startServer(command, args) {
   }
 }
 
-const sandboxServer = () => startServer('node', [BIN, '--port', '0', '--quiet', '--journal-limit', '0'])
+// The default configuration, request journal included.
+const sandboxServer = () => startServer('node', [BIN, '--port', '0', '--quiet'])
 const baselineServer = () => startServer('node', [BASELINE, '0'])
 
 function load(url, scenario) {

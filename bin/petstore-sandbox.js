@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { run } from '../dist/src/cli.js'
+import { run } from '../dist/cli.js'
 
 await run(process.argv)

@@ -17,7 +17,7 @@ import { StateError } from './store.js'
 export const ADMIN_PATH = '/__sandbox'
 
 /** A state export of a large generated collection is far above the API's body cap. */
-const MAX_STATE_BYTES = 64 * 1024 * 1024
+export const MAX_STATE_BYTES = 64 * 1024 * 1024
 
 interface AdminContext {
   readonly sandbox: Sandbox
@@ -120,7 +120,10 @@ const listRequests: AdminRoute = async (request, context) => {
 /** In isolated mode, a key in Authorization scopes scenarios to that key; otherwise they are shared. */
 function scenarioBook(request: Request, context: AdminContext): ScenarioBook {
   const key = keyOf(request, context)
-  return (key !== undefined && context.sandbox.isolated ? context.sandbox.scenariosFor(key) : undefined) ?? context.sandbox.scenarios
+  return (
+    (key !== undefined && context.sandbox.isolated ? context.sandbox.scenariosFor(key) : undefined) ??
+    context.sandbox.scenarios
+  )
 }
 
 const listScenarios: AdminRoute = async (request, context) => HttpResponse.json(scenarioBook(request, context).list())

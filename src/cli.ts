@@ -209,7 +209,8 @@ function date(value: string): string {
   const iso = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/.exec(value)
   // Date.parse rolls 2031-02-30 over into March; a date that does not come back unchanged is no date.
   const day = iso?.[1]
-  const valid = day !== undefined && !Number.isNaN(Date.parse(value)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
+  const valid =
+    day !== undefined && !Number.isNaN(Date.parse(value)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
   if (!valid) throw new InvalidArgumentError('date must be ISO 8601, e.g. 2031-01-01T00:00:00Z.')
   return value
 }

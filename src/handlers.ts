@@ -59,24 +59,50 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     Sunset: GET_PET_SUNSET_AT.toUTCString(),
     Link: `<${base.path}/pets>; rel="successor-version"`,
   }
-  const answer =
-    (operationId: OperationId | null, operation: Operation, headers: Record<string, string> = {}) =>
-    ({ request }: { request: Request }) =>
-      run(operationId, operation, request, context, headers)
+  const noHeaders = {}
+  const labelledMethods = new Set(LABELLED_METHODS.map((method) => method.toUpperCase()))
+  const route =
+    (pick: (method: string) => [OperationId | null, Operation, Record<string, string>]) =>
+    ({ request }: { request: Request }) => {
+      const [operationId, operation, headers] = pick(request.method)
+      return run(operationId, operation, request, context, headers)
+    }
+  const petsNotAllowed = methodNotAllowed('GET, POST')
+  const petNotAllowed = methodNotAllowed('GET')
+  const labelledNotAllowed = methodNotAllowed([...labelledMethods].join(', '))
 
-  // msw answers with the first handler that matches, so the specific routes come first
-  // and the catch-alls (405 on known paths, 404 for the rest of the base) last.
+  // One handler per path, choosing the operation by method. msw parses every handler it
+  // tries (URL and cookies) before looking at the method, at ~60 µs each here, so five
+  // handlers instead of fifteen keep getPet and the 404s from paying for the others.
   return [
-    http.get(pets, answer('listPets', listPets)),
-    http.post(pets, answer('createPet', createPet)),
-    http.get(pet, answer('getPet', getPet, deprecation)),
-    http.get(orders, answer(null, notImplemented)),
-    ...LABELLED_METHODS.map((method) => http[method](labelled, answer(null, notImplemented))),
-    http.all(pets, answer(null, methodNotAllowed('GET, POST'))),
-    http.all(pet, answer(null, methodNotAllowed('GET'))),
-    http.all(orders, answer(null, methodNotAllowed('GET'))),
-    http.all(labelled, answer(null, methodNotAllowed(LABELLED_METHODS.join(', ').toUpperCase()))),
-    http.all(routePattern(base, '(?:/.*)?'), answer(null, notFound)),
+    http.all(
+      pets,
+      route((method) =>
+        method === 'GET'
+          ? ['listPets', listPets, noHeaders]
+          : method === 'POST'
+            ? ['createPet', createPet, noHeaders]
+            : [null, petsNotAllowed, noHeaders],
+      ),
+    ),
+    http.all(
+      pet,
+      route((method) => (method === 'GET' ? ['getPet', getPet, deprecation] : [null, petNotAllowed, noHeaders])),
+    ),
+    http.all(
+      orders,
+      route((method) => (method === 'GET' ? [null, notImplemented, noHeaders] : [null, petNotAllowed, noHeaders])),
+    ),
+    http.all(
+      labelled,
+      route((method) =>
+        labelledMethods.has(method) ? [null, notImplemented, noHeaders] : [null, labelledNotAllowed, noHeaders],
+      ),
+    ),
+    http.all(
+      routePattern(base, '(?:/.*)?'),
+      route(() => [null, notFound, noHeaders]),
+    ),
   ]
 }
 

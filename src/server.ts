@@ -6,7 +6,6 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
 import express, { type ErrorRequestHandler } from 'express'
 import morgan from 'morgan'
@@ -22,7 +21,8 @@ import {
 import { createOpenApiDocument } from './openapi.js'
 import { REFERENCE_SCRIPT, referencePage, swaggerUiDirectory } from './reference-page.js'
 import { DEFAULT_MAX_BODY_BYTES } from './request.js'
-import { ADMIN_PATH } from './admin.js'
+import { ADMIN_PATH, MAX_STATE_BYTES } from './admin.js'
+import { createBridge } from './bridge.js'
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js'
 import { packageVersion } from './version.js'
 
@@ -122,12 +122,13 @@ export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): 
       maxAge: 600,
     }),
   )
-  // The bridge reads an unmatched body whole before passing it on (mswjs/http-middleware#49), so
-  // only paths whose handlers read bodies under their own caps are exempt.
-  app.use(rejectOversizedBody([DEFAULT_BASE_PATH, `${ADMIN_PATH}/state`, `${ADMIN_PATH}/scenarios`], maxBodyBytes))
+  // Under these paths the handlers judge body size themselves, after authenticating.
+  app.use(rejectOversizedBody([DEFAULT_BASE_PATH, `${ADMIN_PATH}/state`], maxBodyBytes))
 
-  const document = createOpenApiDocument()
+  // Built on first request: nothing at start-up needs it.
+  let document: ReturnType<typeof createOpenApiDocument> | undefined
   app.get('/openapi.json', (_request, response) => {
+    document ??= createOpenApiDocument()
     response.json(document)
   })
   app.get('/', (_request, response) => {
@@ -139,12 +140,11 @@ export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): 
     response.type('js').send(REFERENCE_SCRIPT)
   })
   app.use(DOCS_ASSETS_PATH, express.static(swaggerUiDirectory(), { index: false, fallthrough: true }))
-  // The middleware is typed against msw's CommonJS declarations, ours against its ESM ones: the
-  // classes are the same at run time, but TypeScript sees two unrelated declarations.
+  const statePath = `${ADMIN_PATH}/state`
   app.use(
-    createMiddleware(
-      ...([...sandbox.handlers, ...sandbox.adminHandlers] as unknown as Parameters<typeof createMiddleware>),
-    ),
+    createBridge([...sandbox.handlers, ...sandbox.adminHandlers], {
+      maxBodyBytes: (path) => (path === statePath || path.startsWith(`${statePath}?`) ? MAX_STATE_BYTES : maxBodyBytes),
+    }),
   )
   app.use((request, response) => {
     writeError(

@@ -35,7 +35,9 @@ export function createTenants(options: {
   maxTenants: number
 }): Tenants {
   if (!Number.isSafeInteger(options.maxTenants) || options.maxTenants < 1) {
-    throw new TypeError(`Failed to create the sandbox: maxTenants must be a positive integer, got ${options.maxTenants}`)
+    throw new TypeError(
+      `Failed to create the sandbox: maxTenants must be a positive integer, got ${options.maxTenants}`,
+    )
   }
   // One index per seed, shared by every tenant: a million seeded pets are held once.
   let seed = options.seed
