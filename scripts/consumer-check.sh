@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Packs the package and installs the tarball into a throwaway project outside the repo,
-# then runs a vitest suite there that imports it by name, and starts its bin with npx.
+# Packs the package and installs the tarball into a throwaway project outside the repo, then
+# there: type-checks a consumer under moduleResolution nodenext and bundler, runs a vitest suite
+# that imports the package by name (setupServer, onUnhandledRequest: 'error'), and starts the
+# installed bin with npx. CONSUMER_MSW picks msw's range (default ^2.12.0); CONSUMER_NODE_DIR
+# puts another Node first on PATH (CI uses Node 24 with msw 3).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+msw_range=${CONSUMER_MSW:-^2.12.0}
+if [ -n "${CONSUMER_NODE_DIR:-}" ]; then export PATH="$CONSUMER_NODE_DIR:$PATH"; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+started=$(date +%s)
+echo "Consumer check: Node $(node --version), msw $msw_range"
 
 tarball=$(cd "$repo" && npm pack --silent --pack-destination "$work" | tail -n 1)
 echo "Packed $tarball: $(du -k "$work/$tarball" | cut -f1) KiB"
@@ -14,9 +21,28 @@ cd "$work/consumer"
 cat > package.json <<'JSON'
 { "name": "petstore-consumer", "private": true, "type": "module" }
 JSON
-npm install --no-audit --no-fund --silent "$work/$tarball" msw@^2.12.0 vitest@^4.1.0
+npm install --no-audit --no-fund --silent "$work/$tarball" "msw@$msw_range" vitest@^4.1.0 typescript@~6.0.3 @types/node@^20
+echo "Installed msw $(node -p 'require("msw/package.json").version')"
 mkdir test
 cp "$repo/test/consumer/sandbox.consumer-test.ts" test/sandbox.test.ts
+msw_major=$(node -p 'require("msw/package.json").version.split(".")[0]')
+if [ "$msw_major" -ge 3 ]; then option=onUnhandledFrame; else option=onUnhandledRequest; fi
+echo "export const listenOptions = { $option: 'error' } as const" > test/listen-options.ts
+for resolution in nodenext bundler; do
+  module=$([ "$resolution" = nodenext ] && echo nodenext || echo esnext)
+  cat > "tsconfig.$resolution.json" <<JSON
+{
+  "compilerOptions": {
+    "target": "ES2022", "module": "$module", "moduleResolution": "$resolution",
+    "strict": true, "noEmit": true, "skipLibCheck": false, "types": ["node"],
+    "lib": ["ES2023", "DOM"], "verbatimModuleSyntax": true
+  },
+  "include": ["test"]
+}
+JSON
+  npx tsc -p "tsconfig.$resolution.json"
+  echo "tsc --moduleResolution $resolution: no errors"
+done
 npx vitest run --reporter=default
 
 # The bin, from the installed package, answering a real request.
@@ -38,3 +64,4 @@ if [ "$status" != 200 ]; then
   exit 1
 fi
 echo "npx petstore-sandbox answered 200 at $url/pets"
+echo "Consumer check took $(($(date +%s) - started)) s"

@@ -84,13 +84,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   return { url, apiUrl: `${url}${DEFAULT_BASE_PATH}`, sandbox, close: () => closeServer(server) }
 }
 
-export interface AppOptions {
+interface AppOptions {
   maxBodyBytes: number
   log?: ((line: string) => void) | undefined
 }
 
 /** The express app, without listening: the sandbox is passed in so tests can hold it. */
-export function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): express.Express {
+function createApp(sandbox: Sandbox, { maxBodyBytes, log }: AppOptions): express.Express {
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)

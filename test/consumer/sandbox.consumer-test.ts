@@ -4,13 +4,15 @@ import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import { createSandbox, DEFAULT_API_KEY, type Pet } from 'petstore-sandbox'
 import { startServer } from 'petstore-sandbox/server'
+// Written by scripts/consumer-check.sh for the installed msw: msw 3 renamed onUnhandledRequest.
+import { listenOptions } from './listen-options.js'
 
 const sandbox = createSandbox()
 const server = setupServer(...sandbox.handlers)
 const auth = { Authorization: `Bearer ${DEFAULT_API_KEY}` }
 
 beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' })
+  server.listen(listenOptions)
 })
 beforeEach(() => sandbox.reset())
 afterAll(() => {
@@ -44,5 +46,7 @@ it('starts the HTTP server from the server entry', async () => {
     expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
   } finally {
     await running.close()
+    // Listening again keeps afterAll's close() valid: msw 3 refuses to close twice.
+    server.listen(listenOptions)
   }
 })
