@@ -1,0 +1,90 @@
+/**
+ * examples/browser in a real browser: built with Vite, served on localhost, and driven in
+ * Debian's chromium with playwright-core. The sandbox's handlers run in msw's service worker.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { extname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { build } from 'vite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const root = fileURLToPath(new URL('../examples/browser', import.meta.url))
+const dist = join(root, 'dist')
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
+
+describe('the browser example (setupWorker) in headless Chromium', () => {
+  let server: Server
+  let url: string
+  let browser: Browser
+  let page: Page
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`No Chromium at ${CHROMIUM}: run "apt-get install -y chromium" (as .ci/run does)`)
+    await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' })
+    server = createServer((request, response) => {
+      const path = (request.url ?? '/').split('?')[0] ?? '/'
+      const file = join(dist, path === '/' ? 'index.html' : path)
+      if (!file.startsWith(dist) || !existsSync(file)) {
+        response.statusCode = 404
+        response.end()
+        return
+      }
+      response.setHeader('Content-Type', TYPES[extname(file)] ?? 'application/octet-stream')
+      response.end(readFileSync(file))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+    page = await browser.newPage()
+    await page.goto(url)
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 })
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser.close()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  const items = () => page.locator('#pets li')
+
+  it('lists the seed', async () => {
+    await expect.poll(() => items().count()).toBe(32)
+    expect(await items().first().innerText()).toBe('#1 Biscuit (category 1, available)')
+    expect(await page.locator('#count').innerText()).toBe('32 pets')
+  })
+
+  it('shows a created pet', async () => {
+    await page.fill('#name', 'Browser Rex')
+    await page.selectOption('#status', 'pending')
+    await page.click('#create button[type="submit"]')
+    await expect.poll(() => items().count()).toBe(33)
+    expect(await items().last().innerText()).toBe('#33 Browser Rex (category 1, pending)')
+  })
+
+  it('shows the 401 for a wrong key', async () => {
+    await page.fill('#key', 'wrong-key')
+    await page.click('#load')
+    await expect.poll(() => page.locator('#error').innerText()).toBe('401 unauthorized: API key is not valid')
+    await page.fill('#key', 'petstore-sandbox-key')
+  })
+
+  it('brings the seed back with reset', async () => {
+    await page.click('#reset')
+    await expect.poll(() => items().count()).toBe(32)
+    expect(await page.locator('#error').innerText()).toBe('')
+    expect(await page.locator('#pets').innerText()).not.toContain('Browser Rex')
+  })
+})
