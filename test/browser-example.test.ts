@@ -6,11 +6,11 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { build } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from './support/chromium.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const root = fileURLToPath(new URL('../examples/browser', import.meta.url))
 const dist = join(root, 'dist')
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
@@ -22,8 +22,6 @@ describe('the browser example (setupWorker) in headless Chromium', () => {
   let page: Page
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No Chromium at ${CHROMIUM}: run "apt-get install -y chromium" (as .ci/run does)`)
     await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' })
     server = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0] ?? '/'
@@ -38,16 +36,7 @@ describe('the browser example (setupWorker) in headless Chromium', () => {
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    browser = await launchChromium()
     page = await browser.newPage()
     await page.goto(url)
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 })

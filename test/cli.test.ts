@@ -94,15 +94,6 @@ describe('the petstore-sandbox command', () => {
   it('seeds generated pets with --generate, the same for the same --random-seed', async () => {
     const spawnNames = async (args: string[]) => {
       const { cli, apiUrl } = await start(['--port', '0', '--quiet', ...args])
-      const pets = (await (
-        await checkedFetch(`${apiUrl}/pets?limit=100`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
-      ).json()) as { name: string }[]
-      cli.child.kill('SIGTERM')
-      await cli.exited
-      return pets.map((pet) => pet.name)
-    }
-    const names = async () => {
-      const { cli, apiUrl } = await start(['--port', '0', '--generate', '40', '--random-seed', '7', '--quiet'])
       expect(cli.stdout()).toContain('with 40 pets')
       const pets = (await (
         await checkedFetch(`${apiUrl}/pets?limit=100`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
@@ -111,9 +102,9 @@ describe('the petstore-sandbox command', () => {
       await cli.exited
       return pets.map((pet) => pet.name)
     }
-    const first = await names()
+    const first = await spawnNames(['--generate', '40', '--random-seed', '7'])
     expect(first).toHaveLength(40)
-    expect(await names()).toEqual(first)
+    expect(await spawnNames(['--generate', '40', '--random-seed', '7'])).toEqual(first)
     const other = await spawnNames(['--generate', '40', '--random-seed', '8'])
     expect(other).toHaveLength(40)
     expect(other).not.toEqual(first)

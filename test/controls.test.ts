@@ -659,6 +659,40 @@ describe('in-process options', () => {
     expect(new Set(first)).toEqual(new Set([200, 500, 503]))
   })
 
+  it('a seeded failure rate fails the same calls over HTTP as in-process', async () => {
+    const inProcess = createSandbox({ failureRate: 0.3, randomSeed: 7 })
+    const server = await startServer({ port: 0, failureRate: 0.3, randomSeed: 7 })
+    try {
+      const overHttp: number[] = []
+      const local: number[] = []
+      for (let i = 0; i < 30; i++) {
+        const response = await fetch(`${server.apiUrl}/pets`, { headers: AUTH })
+        await expectConforms('GET', `${server.apiUrl}/pets`, response)
+        overHttp.push(response.status)
+        local.push(
+          (await getResponse([...inProcess.handlers], new Request('https://a.test/v1/pets', { headers: AUTH })))
+            ?.status ?? 0,
+        )
+      }
+      expect(overHttp).toEqual(local)
+      expect(overHttp.some((status) => status >= 500)).toBe(true)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('a delay delays every response over HTTP too', async () => {
+    const server = await startServer({ port: 0, delay: 150 })
+    try {
+      const started = performance.now()
+      const response = await fetch(`${server.apiUrl}/pets/1`, { headers: AUTH })
+      expect(response.status).toBe(200)
+      expect(performance.now() - started).toBeGreaterThanOrEqual(145)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('a delay range delays every response within the range', async () => {
     const sandbox = createSandbox({ delay: { min: 50, max: 80 }, randomSeed: 1 })
     for (let i = 0; i < 3; i++) {

@@ -2,34 +2,18 @@
  * The API reference page in a real browser: Debian's chromium driven by playwright-core
  * (.ci/run installs both; no browser is ever downloaded).
  */
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 describe('the API reference page in headless Chromium', () => {
   let server: RunningServer
   let browser: Browser
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `No Chromium at ${CHROMIUM}: run "apt-get install -y chromium" (as .ci/run does) or set CHROMIUM_PATH`,
-      )
-    }
     server = await startServer({ port: 0 })
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    browser = await launchChromium()
   }, 60_000)
 
   afterAll(async () => {
