@@ -52,7 +52,8 @@ export function admitRequest(request: IncomingMessage, response: ServerResponse)
     return false
   }
   const host = request.headers.host
-  if (host !== undefined && !URL.canParse(`http://${host}`)) {
+  // A slash, query or credentials in Host would parse as a URL with the rest moved into its path.
+  if (host !== undefined && (/[\s/?#@\\]/.test(host) || !URL.canParse(`http://${host}`))) {
     writeError(response, 'bad_request', `Host header ${JSON.stringify(host)} is not a valid host`)
     return false
   }
