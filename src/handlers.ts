@@ -184,6 +184,7 @@ function record(
   durationMs: number,
   tenant: string | undefined,
 ): void {
+  if (!context.journal.enabled) return
   const url = new URL(request.url)
   const query: Record<string, string | string[]> = {}
   for (const name of new Set(url.searchParams.keys())) {

@@ -14,9 +14,10 @@ export function writeError(
   message: string,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  const body = JSON.stringify(errorBody(code, message))
+  const error = errorBody(code, message)
+  const body = JSON.stringify(error)
   for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
-  response.statusCode = errorBody(code, message).status
+  response.statusCode = error.status
   response.setHeader('Content-Type', 'application/json; charset=utf-8')
   response.setHeader('Content-Length', Buffer.byteLength(body))
   response.end(body)

@@ -40,6 +40,8 @@ export interface RequestJournal {
 }
 
 export interface WritableJournal extends RequestJournal {
+  /** False when the limit is 0: callers can skip building entries at all. */
+  readonly enabled: boolean
   record(entry: Omit<JournalEntry, 'id'>, tenant: string | undefined): void
   /** Entries recorded for one tenant's key (isolated mode). */
   forTenant(tenant: string): JournalEntry[]
@@ -59,6 +61,7 @@ export function createJournal(limit: number): WritableJournal {
     (filter.status === undefined || entry.status === filter.status)
 
   return {
+    enabled: limit > 0,
     record(entry, tenant) {
       if (limit === 0) return
       entries.push({ entry: Object.freeze({ id: nextId++, ...entry }), tenant })
