@@ -240,27 +240,21 @@ describe('startServer', () => {
       })
     })
 
-    it.each(['exa/mple', 'a?b', 'user@host'])('answers the Host header %j with 400', async (host) => {
-      const answer = await rawRequest(
-        server.url,
-        `GET /v1/pets HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
-      )
-      expect(answer.status).toBe(400)
-      expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_request', status: 400 })
-    })
-
-    it('answers a malformed Host header with 400, not 500', async () => {
-      const answer = await rawRequest(
-        server.url,
-        'GET /v1/pets HTTP/1.1\r\nHost: a b\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
-      )
-      expect(answer.status).toBe(400)
-      expect(JSON.parse(answer.body)).toEqual({
-        code: 'bad_request',
-        message: 'Host header "a b" is not a valid host',
-        status: 400,
-      })
-    })
+    it.each(['a b', 'exa/mple', 'a?b', 'user@host'])(
+      'answers the Host header %j with 400, not 404 or 500',
+      async (host) => {
+        const answer = await rawRequest(
+          server.url,
+          `GET /v1/pets HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
+        )
+        expect(answer.status).toBe(400)
+        expect(JSON.parse(answer.body)).toEqual({
+          code: 'bad_request',
+          message: `Host header ${JSON.stringify(host)} is not a valid host`,
+          status: 400,
+        })
+      },
+    )
   })
 
   describe('the OpenAPI document and its reference page', () => {
