@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { constantTimeEqual, createAuthenticator } from '../src/auth.js'
-import { ApiError } from '../src/errors.js'
+import { constantTimeEqual, createAuthenticator } from '../src/core/auth.js'
+import { ApiError } from '../src/core/errors.js'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

@@ -5,7 +5,14 @@
 import { readFileSync } from 'node:fs'
 import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { createSandbox, generatePets, PetSchema, type Pet, type Sandbox, type SandboxOptions } from '../src/index.js'
+import {
+  createSandbox,
+  generatePets,
+  PetSchema,
+  type Pet,
+  type SandboxCore,
+  type SandboxOptions,
+} from '../src/index.js'
 import { startServer } from '../src/server.js'
 import { expectConforms } from './support/openapi-check.js'
 
@@ -17,7 +24,7 @@ const AUTH = { Authorization: `Bearer ${KEY}` }
 const JSON_HEADERS = { ...AUTH, 'Content-Type': 'application/json' }
 
 interface Target {
-  sandbox: Sandbox
+  sandbox: SandboxCore
   send(method: string, path: string, init?: { headers?: Record<string, string>; body?: string }): Promise<Response>
   close(): Promise<void>
 }

@@ -109,7 +109,12 @@ describe('createSandbox', () => {
 
   it('answers an unexpected failure with a 500 Error body, not a crash', async () => {
     const sandbox = createSandbox()
-    sandbox.pets.list = () => Promise.reject(new Error('disk on fire'))
+    // The scenario book is consulted on every pet operation: a broken one stands for any bug.
+    Object.assign(sandbox.scenarios, {
+      take: () => {
+        throw new Error('disk on fire')
+      },
+    })
     const errors: unknown[] = []
     const original = console.error
     console.error = (...args: unknown[]) => errors.push(args)

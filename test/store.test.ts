@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import type { Pet } from '../src/contract.js'
-import { indexPets } from '../src/pet-index.js'
-import { createPetStore as createStoreOverIndex, PetValidationError } from '../src/store.js'
+import type { Pet } from '../src/core/contract.js'
+import { indexPets } from '../src/core/pet-index.js'
+import { asyncStore, createTenantStore, PetValidationError } from '../src/core/store.js'
 
-const createPetStore = (pets: readonly Pet[]) => createStoreOverIndex(Promise.resolve(indexPets(pets)))
+const createPetStore = (pets: readonly Pet[]) => {
+  const store = createTenantStore(indexPets(pets))
+  return asyncStore(async () => store)
+}
 
 // Inserted out of id order on purpose: ordering must come from the ids, not insertion.
 const seed = [

@@ -3,7 +3,7 @@
  * in-process through setupServer, or over real HTTP against startServer.
  */
 import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Pet, Sandbox } from '../../src/index.js'
+import type { Pet, SandboxCore } from '../../src/index.js'
 import bundled from '../../fixtures/pets.json' with { type: 'json' }
 import { AUTH, cases, JSON_BODY, type Case } from './cases.js'
 import { checkedFetch } from './openapi-check.js'
@@ -11,7 +11,7 @@ import { checkedFetch } from './openapi-check.js'
 export interface Target {
   /** Origin the requests go to, e.g. https://petstore.test or http://127.0.0.1:PORT. */
   origin: string
-  sandbox: Sandbox
+  sandbox: SandboxCore
   close(): Promise<void>
 }
 

@@ -20,10 +20,10 @@ export interface ExtraKeys {
  * Returns a function that answers with the key the header carries, or throws a 401 ApiError
  * unless that key is accepted.
  */
-export function createAuthenticator(
-  apiKeys: readonly string[],
-  extra: ExtraKeys = {},
-): (authorization: string | null) => string {
+/** Answers with the key an Authorization header carries, or throws a 401 ApiError. */
+export type Authenticate = (authorization: string | null | undefined) => string
+
+export function createAuthenticator(apiKeys: readonly string[], extra: ExtraKeys = {}): Authenticate {
   if (apiKeys.length === 0) {
     throw new TypeError(
       'Failed to create the sandbox: apiKeys is empty. Pass at least one key, or leave it out to use the default.',
@@ -44,7 +44,7 @@ export function createAuthenticator(
   })
 
   return (authorization) => {
-    if (authorization === null || authorization.trim() === '') {
+    if (authorization === null || authorization === undefined || authorization.trim() === '') {
       throw unauthorized('Authorization header is missing; send "Authorization: Bearer <API key>"', false)
     }
     // The scheme is case-insensitive (RFC 7235 section 2.1); the credential is not.

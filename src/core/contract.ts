@@ -49,6 +49,8 @@ export const ListPetsQuerySchema = z.object({
 })
 
 export const PetIdSchema = Int64Schema.meta({ description: 'Identifier of the animal' })
+// Built once: a zod schema is costly to build and free to reuse.
+const PetIdParameterSchema = z.object({ petId: PetIdSchema })
 
 /** The whole data of a store: what GET /__sandbox/state exports and PUT replaces. */
 export const StoreStateSchema = z
@@ -161,7 +163,7 @@ export function checkListPetsQuery(raw: Readonly<Record<string, string>>): Check
 /** Checks the `petId` path segment with the same integer rule as the body's int64 fields. */
 export function checkPetId(raw: string): Checked<number> {
   const input = { petId: readInteger(raw) }
-  const result = z.object({ petId: PetIdSchema }).safeParse(input)
+  const result = PetIdParameterSchema.safeParse(input)
   return result.success
     ? { ok: true, value: result.data.petId }
     : { ok: false, problems: describeIssues(result.error.issues, input) }

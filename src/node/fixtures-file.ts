@@ -1,8 +1,8 @@
 /** Node only: reading a fixtures file, and reloading it when it changes (--watch). */
 import { unwatchFile, watchFile } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import type { Pet } from './contract.js'
-import { parseSeed } from './seed.js'
+import type { Pet } from '../core/contract.js'
+import { parseSeed } from '../core/seed.js'
 
 /** Thrown for a fixtures file that cannot be read or is not valid; the message names file, entry and field. */
 export class FixturesFileError extends Error {

@@ -2,7 +2,7 @@
  * The seed: the bundled fixtures and the checks any other fixtures must pass.
  * Browser-safe: the JSON is imported, never read from disk here.
  */
-import bundledPets from '../fixtures/pets.json' with { type: 'json' }
+import bundledPets from '../../fixtures/pets.json' with { type: 'json' }
 import { checkPet, type Pet } from './contract.js'
 
 /** Thrown when fixtures do not match the Pet schema; names the source, the entry and the field. */

@@ -6,49 +6,45 @@
 import type { Pet } from './contract.js'
 import { indexPets, type PetIndex } from './pet-index.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
-import { createPetStore, type PetStore, type SeededPetStore } from './store.js'
+import { createTenantStore, type TenantStore } from './store.js'
 
 export const DEFAULT_MAX_TENANTS = 1000
 
 export interface Tenants {
   readonly isolated: boolean
   /** The store a request with this key works on, created on first use. */
-  storeFor(key: string): PetStore
+  storeFor(key: string): TenantStore
   /** The store of a key that has one already, without creating or touching it. */
-  existing(key: string): PetStore | undefined
+  existing(key: string): TenantStore | undefined
   /** A tenant's own scenarios (isolated mode only), created on first use. */
   scenariosFor(key: string): WritableScenarioBook | undefined
+  /** A tenant's own scenarios if it has any, without creating them. */
+  existingScenarios(key: string): WritableScenarioBook | undefined
   /** Resets one tenant, or every store when no key is given. */
-  reset(key?: string): Promise<void>
+  reset(key?: string): void
   /** Replaces the seed (fixtures reloaded) and resets every store to it. */
-  reseed(seed: readonly Pet[] | Promise<readonly Pet[]>): Promise<void>
+  reseed(seed: readonly Pet[]): void
   /** How many stores exist. */
   count(): number
   /** The index of the seed every new store starts from. */
-  seed(): Promise<PetIndex>
+  seed(): PetIndex
 }
 
 export function createTenants(options: {
-  seed: readonly Pet[] | Promise<readonly Pet[]>
+  seed: readonly Pet[]
   isolated: boolean
   defaultKey: string
   maxTenants: number
 }): Tenants {
-  if (!Number.isSafeInteger(options.maxTenants) || options.maxTenants < 1) {
-    throw new TypeError(
-      `Failed to create the sandbox: maxTenants must be a positive integer, got ${options.maxTenants}`,
-    )
-  }
   // One index per seed, shared by every tenant: a million seeded pets are held once.
-  let seed = options.seed
-  let seedIndex: Promise<PetIndex> = Promise.resolve(seed).then(indexPets)
-  const stores = new Map<string, SeededPetStore>()
+  let seedIndex = indexPets(options.seed)
+  const stores = new Map<string, TenantStore>()
   const scenarioBooks = new Map<string, WritableScenarioBook>()
-  const storeFor = (key: string): SeededPetStore => {
+  const storeFor = (key: string): TenantStore => {
     const id = options.isolated ? key : options.defaultKey
     let store = stores.get(id)
     if (store === undefined) {
-      store = createPetStore(seedIndex)
+      store = createTenantStore(seedIndex)
       if (stores.size >= options.maxTenants) {
         const oldest = [...stores.keys()].find((candidate) => candidate !== options.defaultKey)
         if (oldest !== undefined) {
@@ -56,6 +52,8 @@ export function createTenants(options: {
           scenarioBooks.delete(oldest)
         }
       }
+    } else if (!options.isolated) {
+      return store
     } else {
       // Map order is insertion order: re-inserting marks this tenant as the most recent.
       stores.delete(id)
@@ -78,19 +76,19 @@ export function createTenants(options: {
       }
       return book
     },
-    async reset(key) {
+    existingScenarios: (key) => (options.isolated ? scenarioBooks.get(key) : undefined),
+    reset(key) {
       if (key !== undefined && options.isolated) {
         scenarioBooks.get(key)?.clear()
-        await stores.get(key)?.reset()
+        stores.get(key)?.reset()
         return
       }
       for (const book of scenarioBooks.values()) book.clear()
-      await Promise.all([...stores.values()].map((store) => store.reset()))
+      for (const store of stores.values()) store.reset()
     },
-    async reseed(next) {
-      seed = next
-      seedIndex = Promise.resolve(next).then(indexPets)
-      await Promise.all([...stores.values()].map((store) => store.reseed(seedIndex)))
+    reseed(next) {
+      seedIndex = indexPets(next)
+      for (const store of stores.values()) store.reseed(seedIndex)
     },
     count: () => stores.size,
     seed: () => seedIndex,

@@ -1,10 +1,12 @@
 /**
  * The command line: parse options, read the fixtures file, start the server, print
  * the banner, and close cleanly on Ctrl-C or SIGTERM. All real work is in startServer().
+ *
+ * May import: node:*, commander, and the Node adapter. Never msw.
  */
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { DEFAULT_API_KEY } from './auth.js'
-import type { Pet } from './contract.js'
+import { DEFAULT_API_KEY } from '../core/auth.js'
+import type { Pet } from '../core/contract.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import { DEFAULT_HOST, DEFAULT_PORT, startServer, type RunningServer } from './server.js'
 import { packageVersion } from './version.js'

@@ -1,10 +1,10 @@
 /** Node only: this package's version, read from its package.json at run time. */
 import { readFileSync } from 'node:fs'
 
-// Importing package.json would make tsc copy it into dist/; read it from the package root instead,
-// which is two levels up from dist/src/version.js and one from src/version.ts.
+// Importing package.json would make tsc copy it into dist/; read it from the package root instead:
+// three levels up from dist/src/node/version.js, two from src/node/version.ts, one from dist/cli.js.
 export function packageVersion(): string {
-  for (const candidate of ['../../package.json', '../package.json']) {
+  for (const candidate of ['../../../package.json', '../../package.json', '../package.json']) {
     try {
       const manifest = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as {
         name?: string

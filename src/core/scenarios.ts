@@ -4,6 +4,7 @@
  * as Prism users know it. Browser-safe, and owned by one sandbox.
  */
 import { z } from 'zod'
+import type { Scenario } from './admin-contract.js'
 import { checkObject, type Checked } from './contract.js'
 import { ApiError, type ErrorCode } from './errors.js'
 
@@ -44,11 +45,7 @@ export const ScenarioInputSchema = z
 
 /** What to simulate: `times` calls of `operation` (all calls when left out), `*` for every operation. */
 export type ScenarioInput = z.input<typeof ScenarioInputSchema>
-export interface Scenario extends Omit<z.output<typeof ScenarioInputSchema>, 'times'> {
-  readonly id: number
-  /** Calls left; undefined: until cleared. */
-  readonly remaining?: number
-}
+export type { Scenario }
 
 export interface ScenarioBook {
   /** Adds a scenario; throws ScenarioError naming the field when the input is wrong. */
@@ -72,7 +69,7 @@ export function checkScenario(input: unknown): Checked<z.output<typeof ScenarioI
 }
 
 export function createScenarioBook(): WritableScenarioBook {
-  let scenarios: (Scenario & { remaining?: number })[] = []
+  let scenarios: { -readonly [K in keyof Scenario]: Scenario[K] }[] = []
   let nextId = 1
   return {
     add(input) {

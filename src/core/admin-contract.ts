@@ -1,0 +1,44 @@
+/**
+ * The shapes of the admin routes' answers, as zod schemas: the types of the journal, scenarios
+ * and health, and their part of the OpenAPI document.
+ */
+import { z } from 'zod'
+import { OPERATIONS, SCENARIO_STATUSES } from './scenarios.js'
+
+export const JournalEntrySchema = z
+  .object({
+    id: z.int().min(1).meta({ description: 'Increases by one per recorded request, across drops' }),
+    time: z.string().meta({ description: 'When the request arrived, on the sandbox clock (ISO 8601)' }),
+    operation: z.enum(OPERATIONS).nullable().meta({ description: 'null for requests that matched no operation' }),
+    method: z.string(),
+    url: z.string(),
+    path: z.string().meta({ description: 'The path as sent' }),
+    query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+    headers: z.record(z.string(), z.string()).meta({ description: 'With the Authorization credential redacted' }),
+    body: z.unknown().meta({ description: 'createPet: the body parsed as JSON, or its text when it is not JSON' }),
+    status: z.int(),
+    durationMs: z.number(),
+  })
+  .meta({ description: 'One request the API answered' })
+
+export const ScenarioSchema = z.object({
+  id: z.int().min(1),
+  operation: z.enum([...OPERATIONS, '*']),
+  status: z.literal(SCENARIO_STATUSES).optional(),
+  delayMs: z.int().min(0).optional(),
+  retryAfterSeconds: z.int().min(0).optional(),
+  remaining: z.int().min(1).optional().meta({ description: 'Calls left; absent: until cleared' }),
+})
+
+export const SandboxHealthSchema = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  uptimeSeconds: z.int().min(0),
+  pets: z.int().min(0).meta({ description: "Pets in the default key's data" }),
+  mode: z.enum(['shared', 'isolated']),
+  tenants: z.int().min(0),
+})
+
+export type JournalEntry = Readonly<z.infer<typeof JournalEntrySchema>>
+export type Scenario = Readonly<z.infer<typeof ScenarioSchema>>
+export type SandboxHealth = z.infer<typeof SandboxHealthSchema>

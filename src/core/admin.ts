@@ -1,0 +1,168 @@
+/**
+ * The admin routes under `/__sandbox`, rows of the same route table as the API: reset, the
+ * request journal, scenarios, state in and out, health. Each
+ * does over HTTP what a sandbox method does in-process, through the same controls. A key in
+ * `Authorization` is optional; when sent it is checked, and scopes reset, journal, scenarios
+ * and state to that key's data (isolated mode).
+ */
+import { JournalEntrySchema, SandboxHealthSchema, ScenarioSchema } from './admin-contract.js'
+import { StoreStateSchema } from './contract.js'
+import { ApiError } from './errors.js'
+import { json, noContent } from './http.js'
+import { readQuery } from './query.js'
+import type { Operation, Route } from './routes.js'
+import { OPERATIONS, ScenarioError, ScenarioInputSchema, type ScenarioInput } from './scenarios.js'
+import { healthOf, journalFor, resetState, restoreState, scenarioBookFor, snapshotState } from './state.js'
+import { StateError } from './store.js'
+
+/** A state export of a large generated collection is far above the API's body cap. */
+export const MAX_STATE_BYTES = 64 * 1024 * 1024
+
+const SCOPE = 'With a key in isolated mode: that key only.'
+
+function admin(operation: Omit<Operation, 'key'>): Operation {
+  return { key: 'optional', ...operation }
+}
+
+const reset = admin({
+  id: 'resetSandbox',
+  summary: 'Restore the seed and the id sequence; clear the journal and scenarios',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 204, description: 'Reset' }],
+  run({ state, key }) {
+    resetState(state, key)
+    return noContent()
+  },
+})
+
+const listRequests = admin({
+  id: 'listRequests',
+  summary: 'The request journal, oldest first',
+  description: SCOPE,
+  errors: ['invalid_parameter'],
+  parameters: () => [
+    { name: 'operation', in: 'query', required: false, schema: { enum: [...OPERATIONS, 'none'] } },
+    { name: 'method', in: 'query', required: false, schema: { type: 'string' } },
+    { name: 'status', in: 'query', required: false, schema: { type: 'integer', minimum: 100, maximum: 599 } },
+  ],
+  success: [{ status: 200, description: 'Journal entries', schema: JournalEntrySchema.array() }],
+  run({ target, state, key }) {
+    const query = readQuery(target.query, ['operation', 'method', 'status'])
+    const operations: readonly string[] = [...OPERATIONS, 'none']
+    if (query.operation !== undefined && !operations.includes(query.operation)) {
+      throw new ApiError(
+        'invalid_parameter',
+        `operation must be one of ${operations.join(', ')}, got ${JSON.stringify(query.operation)}`,
+      )
+    }
+    if (query.status !== undefined && !/^[1-5]\d\d$/.test(query.status)) {
+      throw new ApiError(
+        'invalid_parameter',
+        `status must be an HTTP status from 100 to 599, got ${JSON.stringify(query.status)}`,
+      )
+    }
+    const operation = query.operation === 'none' ? null : query.operation
+    const method = query.method?.toUpperCase()
+    const status = query.status === undefined ? undefined : Number(query.status)
+    return json(
+      200,
+      journalFor(state, key).filter(
+        (entry) =>
+          (operation === undefined || entry.operation === operation) &&
+          (method === undefined || entry.method === method) &&
+          (status === undefined || entry.status === status),
+      ),
+    )
+  },
+})
+
+const listScenarios = admin({
+  id: 'listScenarios',
+  summary: 'The scenarios in force',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 200, description: 'Scenarios, first come first served', schema: ScenarioSchema.array() }],
+  run: ({ state, key }) => json(200, scenarioBookFor(state, key).list()),
+})
+
+const addScenario = admin({
+  id: 'addScenario',
+  summary: 'Add a scenario: the next calls of an operation fail and/or wait',
+  description: SCOPE,
+  body: {
+    maxBytes: 'api',
+    schema: ScenarioInputSchema,
+    emptyHint: 'send a JSON scenario such as {"operation":"createPet","status":503}',
+  },
+  errors: ['invalid_body'],
+  success: [{ status: 201, description: 'The scenario added', schema: ScenarioSchema }],
+  run({ state, key, body }) {
+    try {
+      // Only JSON so far: add() checks it against the scenario schema.
+      return json(201, scenarioBookFor(state, key).add(body as ScenarioInput))
+    } catch (error) {
+      if (error instanceof ScenarioError) throw new ApiError('invalid_body', error.message)
+      throw error
+    }
+  },
+})
+
+const clearScenarios = admin({
+  id: 'clearScenarios',
+  summary: 'Remove every scenario',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 204, description: 'Cleared' }],
+  run({ state, key }) {
+    scenarioBookFor(state, key).clear()
+    return noContent()
+  },
+})
+
+const exportState = admin({
+  id: 'exportState',
+  summary: 'All pets and the next id',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 200, description: 'The state', schema: StoreStateSchema }],
+  run: ({ state, key }) => json(200, snapshotState(state, key)),
+})
+
+const importState = admin({
+  id: 'importState',
+  summary: 'Replace all pets and the next id',
+  description: `Every entry is checked first; nothing is replaced when one is wrong. ${SCOPE}`,
+  body: {
+    maxBytes: MAX_STATE_BYTES,
+    schema: StoreStateSchema,
+    emptyHint: 'send a JSON state {"pets": [...], "nextId": n}',
+  },
+  errors: ['invalid_body'],
+  success: [{ status: 204, description: 'Replaced' }],
+  run({ state, key, body }) {
+    try {
+      restoreState(state, body, key)
+    } catch (error) {
+      if (error instanceof StateError) throw new ApiError('invalid_body', error.message)
+      throw error
+    }
+    return noContent()
+  },
+})
+
+const health = admin({
+  id: 'health',
+  summary: 'Version, uptime, pets, mode and tenants',
+  errors: [],
+  success: [{ status: 200, description: 'Health', schema: SandboxHealthSchema }],
+  run: ({ state }) => json(200, healthOf(state)),
+})
+
+export const adminRoutes: readonly Route[] = [
+  { area: 'admin', path: '/reset', methods: { POST: reset } },
+  { area: 'admin', path: '/requests', methods: { GET: listRequests } },
+  { area: 'admin', path: '/scenarios', methods: { GET: listScenarios, POST: addScenario, DELETE: clearScenarios } },
+  { area: 'admin', path: '/state', methods: { GET: exportState, PUT: importState } },
+  { area: 'admin', path: '/health', methods: { GET: health } },
+]

@@ -1,0 +1,61 @@
+/**
+ * CORS for the HTTP server, read off the route table: the request headers any route reads and
+ * the response headers any route sets are the ones allowed and exposed, so a new header on a
+ * row reaches browsers without a second list to keep in step.
+ */
+import { header, type CoreRequest } from './http.js'
+import { allowedMethods, METHODS, type Route } from './routes.js'
+
+export interface CorsPolicy {
+  /** Headers for an answer to a request that came with an Origin. */
+  answer(request: CoreRequest): Record<string, string> | undefined
+  /** The headers of a preflight answer for a route (or any route, when none matched). */
+  preflight(request: CoreRequest, route: Route | undefined): Record<string, string>
+}
+
+export function createCorsPolicy(routes: readonly Route[]): CorsPolicy {
+  const operations = routes.flatMap((route) => Object.values(route.methods))
+  const allowedHeaders = [
+    operations.some((operation) => operation.key !== 'none') && 'Authorization',
+    operations.some((operation) => operation.body !== undefined) && 'Content-Type',
+    operations.some((operation) => operation.simulated === true) && 'Prefer',
+  ].filter((name): name is string => name !== false)
+  const exposed = new Set<string>()
+  for (const operation of operations) {
+    for (const success of operation.success) for (const name of Object.keys(success.headers ?? {})) exposed.add(name)
+    for (const name of Object.keys(operation.headers ?? {})) exposed.add(name)
+  }
+  // What the pipeline itself adds: the challenge of a 401, Allow on a 405, and the simulated conditions' headers.
+  for (const name of pipelineHeaders(operations)) exposed.add(name)
+  const exposeHeaders = [...exposed].join(',')
+  const allowHeaders = allowedHeaders.join(',')
+  const allMethods = METHODS.join(', ')
+
+  return {
+    answer(request) {
+      const origin = header(request.headers, 'origin')
+      return origin === undefined
+        ? undefined
+        : { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': exposeHeaders }
+    },
+    preflight(request, route) {
+      const origin = header(request.headers, 'origin')
+      return {
+        ...(origin !== undefined && { 'Access-Control-Allow-Origin': origin }),
+        Vary: 'Origin',
+        'Access-Control-Allow-Methods': route === undefined ? allMethods : allowedMethods(route),
+        'Access-Control-Allow-Headers': allowHeaders,
+        'Access-Control-Max-Age': '600',
+      }
+    },
+  }
+}
+
+/** Response headers the pipeline sets around operations, given what the operations are. */
+export function pipelineHeaders(operations: readonly { key: string; simulated?: boolean }[]): string[] {
+  return [
+    ...(operations.some((operation) => operation.key !== 'none') ? ['WWW-Authenticate'] : []),
+    'Allow',
+    ...(operations.some((operation) => operation.simulated === true) ? ['Retry-After', 'Preference-Applied'] : []),
+  ]
+}

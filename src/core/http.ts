@@ -1,0 +1,64 @@
+/**
+ * The core's view of HTTP: a plain request in, a plain response out. No Fetch objects, no
+ * node:http, so the same rules run behind msw (Node and browsers) and behind node:http.
+ */
+import { errorBody, type ApiError, type ErrorCode } from './errors.js'
+
+/** Request headers by lower-case name, as node:http gives them (a list only for repeated Set-Cookie-like headers). */
+export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
+
+export interface CoreRequest {
+  /** The method as sent, e.g. `GET`. */
+  readonly method: string
+  /**
+   * The request target exactly as sent: origin-form (`/v1/pets?limit=3`) or absolute-form
+   * (`http://host/v1/pets`). It is routed as it is: no percent-decoding, no dot-segment removal.
+   */
+  readonly target: string
+  readonly headers: RequestHeaders
+  /** The body bytes read, at most the route's cap (see `bodyLimit`); null when there was none. */
+  readonly body: Uint8Array | null
+  /** True when the body was longer than the cap and was cut (or, declared too long, not read). */
+  readonly truncated?: boolean
+}
+
+export interface CoreResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** Text (JSON, HTML, script), bytes (assets) or nothing (204). */
+  readonly body: string | Uint8Array | null
+}
+
+/** Where a request came from: tests and browser apps (msw), or a real HTTP server. */
+export type Surface = 'in-process' | 'server'
+
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json' })
+
+export function json(status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse {
+  return {
+    status,
+    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify(value),
+  }
+}
+
+export function noContent(headers: Readonly<Record<string, string>> = {}): CoreResponse {
+  return { status: 204, headers, body: null }
+}
+
+/** The one way an Error body leaves the core. */
+export function errorResponse(error: ApiError): CoreResponse {
+  return json(error.status, error.toBody(), error.headers)
+}
+
+/** An Error response for a code and message, for adapters that meet a request Node could not parse. */
+export function errorAnswer(code: ErrorCode, message: string): CoreResponse {
+  const body = errorBody(code, message)
+  return json(body.status, body)
+}
+
+/** One header's value: the first when it was repeated, undefined when absent. */
+export function header(headers: RequestHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return typeof value === 'string' ? value : value?.[0]
+}

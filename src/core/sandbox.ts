@@ -1,0 +1,216 @@
+/**
+ * createSandboxCore: one sandbox's data, settings and controls, and `handle`, the core every
+ * adapter calls. Each call owns its data, so two sandboxes (two test files, two workers) never
+ * see each other's pets. Platform-free: nothing here knows msw, Node or a browser.
+ */
+import { adminRoutes } from './admin.js'
+import type { SandboxHealth } from './admin-contract.js'
+import { createAuthenticator, DEFAULT_API_KEY } from './auth.js'
+import { parseBaseUrl } from './base-url.js'
+import { createClock } from './clock.js'
+import type { Pet, StoreState } from './contract.js'
+import { createCorsPolicy } from './cors.js'
+import { generatePets } from './generate.js'
+import { createPipeline } from './handle.js'
+import type { CoreRequest, CoreResponse, Surface } from './http.js'
+import { createJournal, DEFAULT_JOURNAL_LIMIT, type RequestJournal } from './journal.js'
+import { DEFAULT_MAX_BODY_BYTES } from './json-body.js'
+import { petRoutes } from './pets.js'
+import { createRandom } from './random.js'
+import { createRouteTable } from './routes.js'
+import { createScenarioBook, createTraffic, type ScenarioBook } from './scenarios.js'
+import { bundledSeed, parseSeed } from './seed.js'
+import { siteRoutes } from './site.js'
+import { healthOf, resetState, restoreState, snapshotState, type Asset, type SandboxState } from './state.js'
+import { asyncStore, type PetStore } from './store.js'
+import { createTenants, DEFAULT_MAX_TENANTS } from './tenants.js'
+
+export interface SandboxOptions {
+  /** Keys accepted as `Authorization: Bearer <key>`. Default: `["petstore-sandbox-key"]`. */
+  apiKeys?: readonly string[]
+  /**
+   * Where the API is served. Default: any origin under the path `/v1`, so `/v1/pets` in a
+   * browser and `https://any.host/v1/pets` in Node both match. Given as
+   * `https://api.example.com/v1`, only that origin matches.
+   */
+  baseUrl?: string
+  /** The seed, an array of Pets with unique ids. Default: the bundled `fixtures/pets.json`. */
+  fixtures?: readonly Pet[]
+  /** Seed this many generated pets instead (faker, deterministic under `randomSeed`). */
+  generate?: number
+  /** Largest accepted request body in bytes; larger ones get 413. Default: 16 KiB. */
+  maxBodyBytes?: number
+  /** How many requests the journal keeps; the oldest are dropped. Default: 1000. */
+  journalLimit?: number
+  /** Milliseconds before every response, or a `{ min, max }` range drawn at random. */
+  delay?: number | { min: number; max: number }
+  /** Share of authenticated calls, 0..1, that fail with a random 500 or 503. */
+  failureRate?: number
+  /** Seed for the random delays, failures and generated pets, so runs repeat. */
+  randomSeed?: number
+  /** Give each API key its own copy of the data. Any well-formed key is accepted unless `apiKeyPattern` is given. */
+  isolate?: boolean
+  /** In isolated mode, accept keys matching this pattern (in full) besides `apiKeys`. */
+  apiKeyPattern?: RegExp
+  /** In isolated mode, how many tenants are kept; the least recently used goes first. Default: 1000. */
+  maxTenants?: number
+  /** The sandbox's clock starts here (ISO 8601 or a Date), e.g. after getPet's sunset. */
+  now?: Date | string
+  /** Reported by the health route; the server passes the package version. */
+  version?: string
+}
+
+/** A sandbox without its msw handlers: its data, its controls and `handle`. The server holds one of these. */
+export interface SandboxCore {
+  /** The data of the first API key (the only data, unless isolated), for arranging and inspecting state. */
+  readonly pets: PetStore
+  /** The accepted API keys. */
+  readonly apiKeys: readonly string[]
+  /** Every request the API answered, newest last; bounded by `journalLimit`. */
+  readonly requests: RequestJournal
+  /** Simulated failures and delays for the next calls. */
+  readonly scenarios: ScenarioBook
+  /** Whether each key has its own data. */
+  readonly isolated: boolean
+  /**
+   * Restores the seed and the id sequence, and clears the journal and the scenarios. In
+   * isolated mode with a key, does that for that key only: its data, journal entries and scenarios.
+   */
+  reset(key?: string): Promise<void>
+  /** One key's own scenarios (isolated mode); the shared `scenarios` apply to every key. */
+  scenariosFor(key: string): ScenarioBook | undefined
+  /** The data of one key: its own in isolated mode, the shared data otherwise. */
+  tenant(key: string): PetStore
+  /** All pets and the next id of one key's data (default: the first API key's). */
+  snapshot(key?: string): Promise<StoreState>
+  /** Replaces all pets and the next id, after checking every entry; throws StateError naming every bad field. */
+  restore(state: unknown, key?: string): Promise<void>
+  /** Replaces the seed (e.g. a reloaded fixtures file) and resets every key's data to it. */
+  reseed(fixtures: unknown, source?: string): Promise<void>
+  /** The sandbox's current time. */
+  now(): Date
+  /** Version, uptime, pet count and mode. */
+  health(): Promise<SandboxHealth>
+  /**
+   * The core: answers one plain request (method, target as sent, headers, body bytes) with a
+   * plain response, by every rule of the API and the admin routes. The msw handlers and the
+   * HTTP server are thin adapters around it; write your own the same way.
+   */
+  handle(request: CoreRequest): Promise<CoreResponse>
+  /** The most body bytes the route of a request reads: read at most one more, and say `truncated`. */
+  bodyLimit(method: string, target: string): number
+}
+
+/** What the host of the core provides: the server, or (by default) an in-process adapter. */
+export interface Host {
+  readonly surface: Surface
+  /** Files under /__sandbox/docs that the host ships (the server's Swagger UI assets). */
+  readonly assets?: (name: string) => Asset | undefined
+}
+
+const IN_PROCESS: Host = { surface: 'in-process' }
+
+/**
+ * Creates a sandbox's core, the part every adapter shares.
+ *
+ * @example
+ * const core = createSandboxCore()
+ * const response = await core.handle({ method: 'GET', target: '/v1/pets', headers: {}, body: null })
+ * response.status // 401: no key
+ */
+export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_PROCESS): SandboxCore {
+  const apiKeys = Object.freeze([...(options.apiKeys ?? [DEFAULT_API_KEY])])
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new TypeError(`Failed to create the sandbox: maxBodyBytes must be a positive integer, got ${maxBodyBytes}`)
+  }
+  if (options.generate !== undefined && (!Number.isSafeInteger(options.generate) || options.generate < 0)) {
+    throw new TypeError(`Failed to create the sandbox: generate must be a whole number, got ${options.generate}`)
+  }
+  const maxTenants = options.maxTenants ?? DEFAULT_MAX_TENANTS
+  if (!Number.isSafeInteger(maxTenants) || maxTenants < 1) {
+    throw new TypeError(`Failed to create the sandbox: maxTenants must be a positive integer, got ${maxTenants}`)
+  }
+  const isolated = options.isolate ?? false
+  const base = parseBaseUrl(options.baseUrl)
+  const random = createRandom(options.randomSeed)
+  const authenticate = createAuthenticator(
+    apiKeys,
+    isolated ? { pattern: options.apiKeyPattern, any: options.apiKeyPattern === undefined } : {},
+  )
+  const defaultKey = apiKeys[0] ?? DEFAULT_API_KEY
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT)
+  const scenarios = createScenarioBook()
+  const traffic = createTraffic({ delay: options.delay, failureRate: options.failureRate }, random)
+  const clock = createClock(options.now)
+  const startedAt = Date.now()
+
+  const build = (seed: readonly Pet[]): SandboxState => ({
+    basePath: base.path,
+    isolated,
+    apiKeys,
+    defaultKey,
+    maxBodyBytes,
+    tenants: createTenants({ seed, isolated, defaultKey, maxTenants }),
+    journal,
+    scenarios,
+    traffic,
+    clock,
+    version: options.version ?? 'unknown',
+    startedAt,
+    assets: host.assets ?? (() => undefined),
+  })
+  // A generated seed loads faker first; every other seed is ready at once, so requests need not wait.
+  let ready: SandboxState | undefined
+  let pending: Promise<SandboxState> | undefined
+  if (options.generate === undefined) {
+    ready = build(options.fixtures === undefined ? bundledSeed() : parseSeed(options.fixtures))
+  } else {
+    pending = generatePets(options.generate, options.randomSeed).then((pets) => (ready = build(pets)))
+  }
+  const state = (): SandboxState | Promise<SandboxState> => ready ?? (pending as Promise<SandboxState>)
+  const whenReady = async (): Promise<SandboxState> => state()
+
+  const routes = [...petRoutes(base.path), ...adminRoutes, ...siteRoutes()]
+  const pipeline = createPipeline({
+    table: createRouteTable(base.path, routes),
+    basePath: base.path,
+    surface: host.surface,
+    maxBodyBytes,
+    authenticate,
+    state,
+    cors: host.surface === 'server' ? createCorsPolicy(routes) : undefined,
+    onUnexpectedError: (error, request) => {
+      console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.target}`, error)
+    },
+  })
+
+  return {
+    pets: asyncStore(async () => (await whenReady()).tenants.storeFor(defaultKey)),
+    apiKeys,
+    requests: journal,
+    scenarios,
+    isolated,
+    async reset(key) {
+      resetState(await whenReady(), key)
+    },
+    scenariosFor(key) {
+      if (ready === undefined) return undefined
+      ready.tenants.storeFor(key)
+      return ready.tenants.scenariosFor(key)
+    },
+    tenant: (key) => asyncStore(async () => (await whenReady()).tenants.storeFor(key)),
+    snapshot: async (key) => snapshotState(await whenReady(), key),
+    async restore(input, key) {
+      restoreState(await whenReady(), input, key)
+    },
+    async reseed(fixtures, source) {
+      const seed = parseSeed(fixtures, source)
+      ;(await whenReady()).tenants.reseed(seed)
+    },
+    now: clock,
+    health: async () => healthOf(await whenReady()),
+    handle: (request) => pipeline.handle(request),
+    bodyLimit: (method, target) => pipeline.bodyLimit(method, target),
+  }
+}

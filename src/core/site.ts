@@ -1,0 +1,118 @@
+/**
+ * What the server shows a person: the API reference page at `/` (Swagger UI over the OpenAPI
+ * document, with the sandbox's key pre-filled), the document itself, and the page's assets
+ * under `/__sandbox/docs`. The asset bytes come from the host (the Node server reads the files
+ * it ships); the rules of who may read them are the admin routes'.
+ */
+import { ApiError } from './errors.js'
+import type { CoreResponse } from './http.js'
+import { createOpenApiDocument } from './openapi.js'
+import type { Operation, Route } from './routes.js'
+
+const DOCS_PATH = '/__sandbox/docs'
+
+/** The 404 for a path outside the API: it says where the API and the admin routes are. */
+export function notFoundOutsideApi(path: string, basePath: string): ApiError {
+  return new ApiError(
+    'not_found',
+    `${path} does not exist; the API lives under ${basePath}, the admin routes under /__sandbox`,
+  )
+}
+
+const referencePage: Operation = {
+  id: 'referencePage',
+  summary: 'The API reference page',
+  key: 'none',
+  hidden: true,
+  errors: [],
+  success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
+  run: ({ state }) => html(page(DOCS_PATH, state.defaultKey)),
+}
+
+const docsAsset: Operation = {
+  id: 'docsAsset',
+  summary: "The reference page's assets",
+  key: 'optional',
+  hidden: true,
+  errors: ['not_found'],
+  success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
+  run({ params, state, target }) {
+    const name = params.file ?? ''
+    if (name === 'reference.js') {
+      return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8' }, body: REFERENCE_SCRIPT }
+    }
+    const asset = state.assets(name)
+    if (asset === undefined) throw notFoundOutsideApi(target.path, state.basePath)
+    return {
+      status: 200,
+      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600' },
+      body: asset.bytes,
+    }
+  },
+}
+
+/** The site's routes; each sandbox gets its own, holding its own copy of the document once built. */
+export function siteRoutes(): Route[] {
+  // Built on first request: nothing at start-up needs it, and it never changes.
+  let documentText: string | undefined
+  const openApiDocument: Operation = {
+    id: 'openApiDocument',
+    summary: 'This OpenAPI document',
+    key: 'none',
+    hidden: true,
+    errors: [],
+    success: [{ status: 200, description: 'The document' }],
+    run() {
+      documentText ??= JSON.stringify(createOpenApiDocument())
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: documentText }
+    },
+  }
+  return [
+    { area: 'site', path: '/', methods: { GET: referencePage } },
+    { area: 'site', path: '/openapi.json', methods: { GET: openApiDocument } },
+    { area: 'admin', path: '/docs/{file}', methods: { GET: docsAsset } },
+  ]
+}
+
+function html(text: string): CoreResponse {
+  return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: text }
+}
+
+/** The page. The key travels in a data attribute, so no inline script is needed. */
+function page(assetsPath: string, apiKey: string): string {
+  const key = escapeHtml(apiKey)
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Pet Store sandbox: API reference</title>
+  <link rel="stylesheet" href="${assetsPath}/swagger-ui.css">
+  <style>.sandbox-key { font: 14px/1.4 sans-serif; margin: 12px 20px; }</style>
+</head>
+<body>
+  <p class="sandbox-key">API key: <code>${key}</code> (pre-filled under Authorize). Reset the data: <code>POST /__sandbox/reset</code>.</p>
+  <div id="swagger-ui" data-api-key="${key}"></div>
+  <script src="${assetsPath}/swagger-ui-bundle.js"></script>
+  <script src="${assetsPath}/reference.js"></script>
+</body>
+</html>
+`
+}
+
+/** Starts Swagger UI on /openapi.json and authorises it with the key from the page. */
+const REFERENCE_SCRIPT = `const root = document.getElementById('swagger-ui')
+const ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  displayOperationId: true,
+  // The default validator badge calls an external service; the sandbox works offline.
+  validatorUrl: null,
+  onComplete: () => ui.preauthorizeApiKey('bearerAuth', root.dataset.apiKey),
+})
+`
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}

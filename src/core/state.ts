@@ -1,0 +1,81 @@
+/**
+ * What one sandbox holds once its seed is ready, and the controls over it (reset, state in and
+ * out, health). The admin routes and the sandbox's methods both call these, so the two cannot
+ * drift apart.
+ */
+import type { Clock } from './clock.js'
+import { checkStoreState, type StoreState } from './contract.js'
+import type { SandboxHealth } from './admin-contract.js'
+import type { WritableJournal, JournalEntry } from './journal.js'
+import type { Traffic, WritableScenarioBook } from './scenarios.js'
+import { createTenantStore, StateError } from './store.js'
+import type { Tenants } from './tenants.js'
+
+/** A file the server ships (the reference page's scripts and styles), served by the core's asset route. */
+export interface Asset {
+  readonly type: string
+  readonly bytes: Uint8Array
+}
+
+export interface SandboxState {
+  readonly basePath: string
+  readonly isolated: boolean
+  readonly apiKeys: readonly string[]
+  readonly defaultKey: string
+  readonly maxBodyBytes: number
+  readonly tenants: Tenants
+  readonly journal: WritableJournal
+  readonly scenarios: WritableScenarioBook
+  readonly traffic: Traffic
+  readonly clock: Clock
+  readonly version: string
+  readonly startedAt: number
+  /** Files the host serves under /__sandbox/docs; none in-process. */
+  readonly assets: (name: string) => Asset | undefined
+}
+
+/** Restores the seed and the id sequence, and clears the journal and scenarios; with a key in isolated mode, that key's only. */
+export function resetState(state: SandboxState, key?: string): void {
+  state.tenants.reset(key)
+  if (key !== undefined && state.isolated) {
+    state.journal.clearTenant(key)
+  } else {
+    state.journal.clear()
+    state.scenarios.clear()
+  }
+}
+
+/** All pets and the next id of a key's data. A key with no data yet reads the seed, creating no tenant. */
+export function snapshotState(state: SandboxState, key = state.defaultKey): StoreState {
+  return (state.tenants.existing(key) ?? createTenantStore(state.tenants.seed())).snapshot()
+}
+
+/** Replaces a key's pets and next id after checking every entry; throws StateError naming each bad field. */
+export function restoreState(state: SandboxState, input: unknown, key = state.defaultKey): void {
+  const checked = checkStoreState(input)
+  if (!checked.ok) throw new StateError(`Invalid state: ${checked.problems.join('; ')}`)
+  state.tenants.storeFor(key).restore(checked.value)
+}
+
+/** In isolated mode a key scopes scenarios to that key; otherwise they are shared. */
+export function scenarioBookFor(state: SandboxState, key: string | undefined): WritableScenarioBook {
+  if (key === undefined || !state.isolated) return state.scenarios
+  state.tenants.storeFor(key)
+  return state.tenants.scenariosFor(key) ?? state.scenarios
+}
+
+/** The journal, or in isolated mode with a key that key's entries only. */
+export function journalFor(state: SandboxState, key: string | undefined): JournalEntry[] {
+  return key !== undefined && state.isolated ? state.journal.forTenant(key) : state.journal.all()
+}
+
+export function healthOf(state: SandboxState): SandboxHealth {
+  return {
+    status: 'ok',
+    version: state.version,
+    uptimeSeconds: Math.round((Date.now() - state.startedAt) / 1000),
+    pets: state.tenants.storeFor(state.defaultKey).count(),
+    mode: state.isolated ? 'isolated' : 'shared',
+    tenants: state.tenants.count(),
+  }
+}

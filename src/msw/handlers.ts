@@ -1,0 +1,75 @@
+/**
+ * The msw adapter: a Fetch Request in, the core's plain request; the core's plain response out,
+ * a Response. Two handlers, one for the API's base URL and one for the admin routes, and no
+ * rule of the API: every decision is the core's. Browser-safe.
+ *
+ * May import: msw, and the core's public types and base-url helpers. Never node:* or express.
+ */
+import { http, type HttpHandler } from 'msw'
+import { routePattern, type BaseUrl } from '../core/base-url.js'
+import type { RequestHeaders } from '../core/http.js'
+import type { SandboxCore } from '../core/sandbox.js'
+
+export interface MswHandlers {
+  /** Answers everything under the API's base URL. */
+  readonly api: HttpHandler
+  /** Answers everything under `/__sandbox` on the same origins. */
+  readonly admin: HttpHandler
+}
+
+/** The handlers of one core; `core` is called per request, so a default sandbox can be made on first use. */
+export function createMswHandlers(core: () => SandboxCore, base: BaseUrl): MswHandlers {
+  const answer = async ({ request }: { request: Request }): Promise<Response> => {
+    const sandbox = core()
+    // msw's URL is already normalised (fetch removed dot segments): the core routes it as it is.
+    const { body, truncated } = await readBody(request, sandbox.bodyLimit(request.method, request.url))
+    const response = await sandbox.handle({
+      method: request.method,
+      target: request.url,
+      headers: headersOf(request.headers),
+      body,
+      truncated,
+    })
+    return new Response(response.body as BodyInit | null, { status: response.status, headers: response.headers })
+  }
+  return {
+    api: http.all(routePattern(base, '(?:/.*)?'), answer),
+    admin: http.all(routePattern({ origin: base.origin, path: '/__sandbox' }, '(?:/.*)?'), answer),
+  }
+}
+
+function headersOf(headers: Headers): RequestHeaders {
+  const result: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    result[name] = value
+  })
+  return result
+}
+
+/** At most `limit + 1` bytes of the body: enough for the core to see that it is too large. */
+async function readBody(request: Request, limit: number): Promise<{ body: Uint8Array | null; truncated: boolean }> {
+  if (request.body === null) return { body: null, truncated: false }
+  if (Number(request.headers.get('content-length') ?? 0) > limit) return { body: null, truncated: true }
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > limit) {
+      // Not awaited: msw tees request bodies, and a tee branch's cancel() settles only once
+      // the other branch is cancelled too, which may be never.
+      reader.cancel().catch(() => undefined)
+      return { body: null, truncated: true }
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return { body: bytes, truncated: false }
+}

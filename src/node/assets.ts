@@ -1,0 +1,43 @@
+/**
+ * The files the reference page loads (Swagger UI's bundle and styles), shipped inside the
+ * package under dist/assets (copied there from swagger-ui-dist at build time), read from disk
+ * once and kept. Node only.
+ */
+import { readFileSync } from 'node:fs'
+import type { Asset } from '../core/state.js'
+
+const TYPES: Readonly<Record<string, string>> = {
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+}
+
+// The same code runs as dist/src/node/assets.js, inside the bundled dist/cli.js, and from src/ in tests.
+const CANDIDATES = ['../../assets/swagger-ui/', './assets/swagger-ui/', '../../dist/assets/swagger-ui/']
+
+/** A lookup of the shipped assets by file name; unknown names are undefined. */
+export function createAssets(): (name: string) => Asset | undefined {
+  const cache = new Map<string, Asset>()
+  return (name) => {
+    const type = TYPES[name]
+    if (type === undefined) return undefined
+    let asset = cache.get(name)
+    if (asset === undefined) {
+      const bytes = read(name)
+      if (bytes === undefined) return undefined
+      asset = { type, bytes }
+      cache.set(name, asset)
+    }
+    return asset
+  }
+}
+
+function read(name: string): Uint8Array | undefined {
+  for (const directory of CANDIDATES) {
+    try {
+      return readFileSync(new URL(`${directory}${name}`, import.meta.url))
+    } catch {
+      // Not at this level; try the next.
+    }
+  }
+  return undefined
+}
