@@ -161,6 +161,55 @@ describe('startServer', () => {
     })
   })
 
+  describe('targets are routed as sent', () => {
+    // fetch() would normalise these before sending; a raw socket sends them byte for byte.
+    it.each([
+      ['POST', '/v1/%2e%2e/__sandbox/reset'],
+      ['POST', '/v1/../__sandbox/reset'],
+      ['POST', '/v1/pets/%2E%2E/%2e%2e/__sandbox/reset'],
+      ['POST', 'http://127.0.0.1/v1/%2e%2e/__sandbox/reset'],
+      ['PUT', '/v1/%2e%2e/__sandbox/state'],
+    ])('%s %s never reaches an admin route: 404, and the data stays', async (method, target) => {
+      await server.sandbox.pets.create({ name: 'Stays', categoryId: 1 })
+      const answer = await rawRequest(
+        server.url,
+        `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 29\r\nConnection: close\r\n\r\n{"pets":[],"nextId":1,"x":1}\n',
+      )
+      expect(answer.status).toBe(404)
+      const path = target.replace(/^http:\/\/[^/]+/, '')
+      expect(JSON.parse(answer.body)).toEqual({
+        code: 'not_found',
+        message: `${path} does not exist; the endpoints are /v1/pets and /v1/pets/{petId}`,
+        status: 404,
+      })
+      expect(await server.sandbox.pets.count()).toBe(33)
+      expect((await server.sandbox.pets.get(33))?.name).toBe('Stays')
+    })
+
+    it.each(['/v1/pets/%2e%2e/pets/1', '/v1/pets/../pets/1', '/v1/./pets/1', '/v1/pets/%31'])(
+      'GET %s is not pet 1',
+      async (target) => {
+        const answer = await rawRequest(
+          server.url,
+          `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
+        )
+        expect(answer.status).not.toBe(200)
+        expect([400, 404]).toContain(answer.status)
+        expect(JSON.parse(answer.body)).not.toHaveProperty('id')
+      },
+    )
+
+    it('answers /__sandbox/../v1/pets as an unknown admin path, not the pet list', async () => {
+      const answer = await rawRequest(
+        server.url,
+        'GET /__sandbox/../v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
+      )
+      expect(answer.status).toBe(404)
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404 })
+    })
+  })
+
   describe('outside the API', () => {
     it.each(['/pets', '/favicon.ico', '/v2/pets', '/__sandbox', '/__sandbox/docs/nope.js'])(
       'GET %s answers a JSON 404',

@@ -4,6 +4,8 @@
  * does over HTTP what a sandbox method does in-process, through the same controls. A key in
  * `Authorization` is optional; when sent it is checked, and scopes reset, journal, scenarios
  * and state to that key's data (isolated mode).
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { JournalEntrySchema, SandboxHealthSchema, ScenarioSchema } from './admin-contract.js'
 import { StoreStateSchema } from './contract.js'

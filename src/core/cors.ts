@@ -2,6 +2,8 @@
  * CORS for the HTTP server, read off the route table: the request headers any route reads and
  * the response headers any route sets are the ones allowed and exposed, so a new header on a
  * row reaches browsers without a second list to keep in step.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { header, type CoreRequest } from './http.js'
 import { allowedMethods, METHODS, type Route } from './routes.js'

@@ -1,6 +1,8 @@
 /**
  * Reading a request body as JSON, from the bytes an adapter read: the content type, the cap,
  * UTF-8, and JSON whose numbers keep their literals. Failures are ApiErrors.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { isSafeNumber, parse } from 'lossless-json'
 import { InexactNumber } from './contract.js'

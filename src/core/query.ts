@@ -1,4 +1,8 @@
-/** Query parameters read as single strings: what the list operations and the journal route take. */
+/**
+ * Query parameters read as single strings: what the list operations and the journal route take.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ */
 import { ApiError } from './errors.js'
 
 /**

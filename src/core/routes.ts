@@ -3,6 +3,8 @@
  * area's mount, and per method the operation with what the pipeline needs to know of it (key,
  * body cap, simulated conditions, headers) and what the OpenAPI document says of it. Dispatch,
  * `Allow`, the 404/405/501 answers, the OpenAPI document and the CORS headers all read these rows.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { z } from 'zod'
 import type { ErrorCode } from './errors.js'

@@ -2,6 +2,8 @@
  * createSandboxCore: one sandbox's data, settings and controls, and `handle`, the core every
  * adapter calls. Each call owns its data, so two sandboxes (two test files, two workers) never
  * see each other's pets. Platform-free: nothing here knows msw, Node or a browser.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { adminRoutes } from './admin.js'
 import type { SandboxHealth } from './admin-contract.js'

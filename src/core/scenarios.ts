@@ -2,6 +2,8 @@
  * Scenarios: make calls of an operation fail with a chosen status and/or wait first, for a
  * number of calls or until cleared; and the same per request through `Prefer` (RFC 7240),
  * as Prism users know it. Browser-safe, and owned by one sandbox.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { z } from 'zod'
 import type { Scenario } from './admin-contract.js'

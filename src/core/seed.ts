@@ -1,6 +1,8 @@
 /**
  * The seed: the bundled fixtures and the checks any other fixtures must pass.
  * Browser-safe: the JSON is imported, never read from disk here.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import bundledPets from '../../fixtures/pets.json' with { type: 'json' }
 import { checkPet, type Pet } from './contract.js'

@@ -3,6 +3,8 @@
  * document, with the sandbox's key pre-filled), the document itself, and the page's assets
  * under `/__sandbox/docs`. The asset bytes come from the host (the Node server reads the files
  * it ships); the rules of who may read them are the admin routes'.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
 import type { CoreResponse } from './http.js'

@@ -1,4 +1,8 @@
-/** Waiting, the browser-safe way. */
+/**
+ * Waiting, the browser-safe way.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ */
 
 // Unref'd where the platform allows: a delayed answer must not keep a closed server's process alive.
 export function sleep(ms: number): Promise<void> {

@@ -2,6 +2,8 @@
  * What one sandbox holds once its seed is ready, and the controls over it (reset, state in and
  * out, health). The admin routes and the sandbox's methods both call these, so the two cannot
  * drift apart.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Clock } from './clock.js'
 import { checkStoreState, type StoreState } from './contract.js'

@@ -2,6 +2,8 @@
  * The request target, read as sent. `new URL()` and `new Request()` remove dot segments and
  * decode `%2e`, which is how `/v1/%2e%2e/__sandbox/reset` once reached the admin routes: here
  * the path is only split from its query, never decoded or normalised.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 
 export interface Target {

@@ -2,6 +2,8 @@
  * Who owns which data. Shared mode: one store for every key. Isolated mode: each API key gets
  * its own copy of the seed on first use, so parallel test workers with their own keys never
  * see each other's pets. The number of tenants is capped; the least recently used goes first.
+ *
+ * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Pet } from './contract.js'
 import { indexPets, type PetIndex } from './pet-index.js'

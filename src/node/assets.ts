@@ -2,6 +2,8 @@
  * The files the reference page loads (Swagger UI's bundle and styles), shipped inside the
  * package under dist/assets (copied there from swagger-ui-dist at build time), read from disk
  * once and kept. Node only.
+ *
+ * May import: node:*, the core, the other files here. Never msw.
  */
 import { readFileSync } from 'node:fs'
 import type { Asset } from '../core/state.js'

@@ -1,4 +1,8 @@
-/** Node only: reading a fixtures file, and reloading it when it changes (--watch). */
+/**
+ * Node only: reading a fixtures file, and reloading it when it changes (--watch).
+ *
+ * May import: node:*, the core, the other files here. Never msw.
+ */
 import { unwatchFile, watchFile } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { Pet } from '../core/contract.js'

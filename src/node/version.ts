@@ -1,4 +1,8 @@
-/** Node only: this package's version, read from its package.json at run time. */
+/**
+ * Node only: this package's version, read from its package.json at run time.
+ *
+ * May import: node:*, the core, the other files here. Never msw.
+ */
 import { readFileSync } from 'node:fs'
 
 // Importing package.json would make tsc copy it into dist/; read it from the package root instead:

@@ -42,11 +42,23 @@ const templates = Object.keys(openapi.paths).map((template) => ({
   pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
 }))
 
-/** The document's path template matching a pathname under the base path, if any. */
+const ADMIN = '/__sandbox'
+
+/** Whether the document speaks for this path: the API under the base path, or an admin route (not the page's assets). */
+function covered(pathname: string, basePath: string): boolean {
+  const under = (mount: string) => pathname === mount || pathname.startsWith(`${mount}/`)
+  return under(basePath) || (under(ADMIN) && !pathname.startsWith(`${ADMIN}/docs/`))
+}
+
+/**
+ * The document's path template matching a pathname, if any: API paths are relative to the
+ * base path, admin routes are written from the server root (they have their own `servers`).
+ */
 export function findPath(pathname: string, basePath = '/v1'): string | undefined {
-  if (!pathname.startsWith(`${basePath}/`) && pathname !== basePath) return undefined
-  const rest = pathname.slice(basePath.length).replace(/(.)\/$/, '$1')
-  return templates.find(({ pattern }) => pattern.test(rest))?.template
+  const admin = pathname.startsWith(`${ADMIN}/`)
+  const rest = (admin ? pathname : pathname.slice(basePath.length)).replace(/(.)\/$/, '$1')
+  return templates.find(({ template, pattern }) => template.startsWith(`${ADMIN}/`) === admin && pattern.test(rest))
+    ?.template
 }
 
 /**
@@ -55,7 +67,7 @@ export function findPath(pathname: string, basePath = '/v1'): string | undefined
  */
 export async function violations(method: string, url: string, response: Response, basePath = '/v1'): Promise<string[]> {
   const { pathname } = new URL(url)
-  if (!pathname.startsWith(`${basePath}/`) && pathname !== basePath) return [] // not the API: admin routes, docs
+  if (!covered(pathname, basePath)) return [] // the reference page and its assets, or outside everything
   // A CORS preflight is answered by the server's CORS layer, not by an operation.
   if (method === 'OPTIONS' && response.headers.has('access-control-allow-methods')) return []
   const text = await response.clone().text()
@@ -63,7 +75,8 @@ export async function violations(method: string, url: string, response: Response
   const contentType = response.headers.get('content-type') ?? ''
   let body: unknown
   try {
-    body = JSON.parse(text)
+    // An empty answer (204) has no body; the document must then declare none.
+    body = text === '' && response.status === 204 ? undefined : JSON.parse(text)
   } catch {
     return [`${method} ${pathname} ${response.status}: body is not JSON: ${text.slice(0, 80)}`]
   }
@@ -90,7 +103,9 @@ export async function violations(method: string, url: string, response: Response
   const declared = operation.responses[String(response.status)]
   if (declared === undefined) return [`${method} ${template}: status ${response.status} is not declared`]
   const mediaType = contentType.split(';')[0]?.trim() ?? ''
-  if (declared.content?.[mediaType] === undefined) {
+  if (body === undefined) {
+    if (declared.content !== undefined) problems.push(`${method} ${template} ${response.status}: the body is missing`)
+  } else if (declared.content?.[mediaType] === undefined) {
     problems.push(`${method} ${template} ${response.status}: content type ${contentType} is not declared`)
   } else {
     const validate = validator(
