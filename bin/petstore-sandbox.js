@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { run } from '../dist/cli.js'
+import { loadBundle } from './load-bundle.js'
 
+const { run } = loadBundle(new URL('../dist/cli.cjs', import.meta.url))
 await run(process.argv)

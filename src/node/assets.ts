@@ -13,7 +13,7 @@ const TYPES: Readonly<Record<string, string>> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
 }
 
-// The same code runs as dist/src/node/assets.js, inside the bundled dist/cli.js, and from src/ in tests.
+// The same code runs as dist/src/node/assets.js, inside the bundled dist/cli.cjs, and from src/ in tests.
 const CANDIDATES = ['../../assets/swagger-ui/', './assets/swagger-ui/', '../../dist/assets/swagger-ui/']
 
 /** A lookup of the shipped assets by file name; unknown names are undefined. */

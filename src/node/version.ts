@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 
 // Importing package.json would make tsc copy it into dist/; read it from the package root instead:
-// three levels up from dist/src/node/version.js, two from src/node/version.ts, one from dist/cli.js.
+// three levels up from dist/src/node/version.js, two from src/node/version.ts, one from dist/cli.cjs.
 export function packageVersion(): string {
   for (const candidate of ['../../../package.json', '../../package.json', '../package.json']) {
     try {

@@ -1,0 +1,247 @@
+// bench/results.md from the results of bench/run.mjs: the targets first, then each section.
+import { fileURLToPath } from 'node:url'
+import prettier from 'prettier'
+import { CONNECTIONS, ISOLATE_KEYS, WARM_UP_SECONDS } from './http.mjs'
+
+const fmt = (value, digits = 0) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+const percent = (value, reference) => `${fmt((100 * value) / reference)}%`
+const times = (value, reference) => `${fmt(value / reference, 2)}x`
+// du counts KiB; MB here are 10^6 bytes, as for the RSS.
+const megabytes = (kilobytes) => (kilobytes * 1024) / 1e6
+const yesNo = (met) => (met ? 'yes' : '**no**')
+
+const plural = (count, noun) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
+/** A markdown table; `align` has one letter per column, l or r (numbers). */
+function table(header, align, rows) {
+  const rule = [...align].map((side) => (side === 'r' ? '---:' : '---'))
+  return [header, rule, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n')
+}
+
+/** A throughput target: the sandbox's req/s at least `share` of the reference's. */
+function throughputTarget(measure, sandbox, reference, referenceName, share, target) {
+  return [
+    measure,
+    fmt(sandbox),
+    `${fmt(reference)} (${referenceName})`,
+    percent(sandbox, reference),
+    target,
+    yesNo(sandbox >= share * reference),
+  ]
+}
+
+/** A time target: the sandbox's time at most `factor` times the reference's. */
+function timeTarget(measure, sandbox, reference, referenceName, factor, digits) {
+  return [
+    measure,
+    fmt(sandbox, digits),
+    `${fmt(reference, digits)} (${referenceName})`,
+    times(sandbox, reference),
+    `≤ ${factor}x`,
+    yesNo(sandbox <= factor * reference),
+  ]
+}
+
+function targetsTable({ http, startup, inProcess, scale, install }) {
+  const { bare, sandbox, isolate } = http
+  const p99Limit = Math.max(2 * bare.listPets.p99, 5)
+  const [small, large] = [scale[0], scale.at(-1)]
+  const slowestReset = Math.max(...scale.map((row) => row.resetMs))
+  const extraMB = megabytes(install.withSandbox.kilobytes - install.alone.kilobytes)
+  return table(['measure', 'sandbox', 'reference', 'ratio', 'target', 'met?'], 'lrrrll', [
+    throughputTarget('HTTP listPets, req/s', sandbox.listPets.rps, bare.listPets.rps, 'bare', 0.5, '≥ 50%'),
+    [
+      'HTTP listPets, p99 ms',
+      fmt(sandbox.listPets.p99, 2),
+      `${fmt(bare.listPets.p99, 2)} (bare)`,
+      times(sandbox.listPets.p99, bare.listPets.p99),
+      `≤ max(2x bare, 5 ms) = ${fmt(p99Limit, 2)} ms`,
+      yesNo(sandbox.listPets.p99 <= p99Limit),
+    ],
+    throughputTarget('HTTP getPet, req/s', sandbox.getPet.rps, bare.getPet.rps, 'bare', 0.35, '≥ 35%'),
+    throughputTarget('HTTP createPet, req/s', sandbox.createPet.rps, bare.createPet.rps, 'bare', 0.35, '≥ 35%'),
+    throughputTarget(
+      `HTTP listPets under ${ISOLATE_KEYS} keys with --isolate, req/s`,
+      isolate.isolate.rps,
+      sandbox.listPets.rps,
+      'shared mode, one key',
+      1 / 1.2,
+      '≥ 83% (within 1.2x)',
+    ),
+    timeTarget('Start-up to the first 200, s', startup.sandbox / 1000, startup.bare / 1000, 'bare', 1.5, 2),
+    timeTarget(
+      'In-process listPets, µs per request',
+      inProcess.sandbox,
+      inProcess.floor,
+      'trivial msw handler',
+      1.1,
+      1,
+    ),
+    timeTarget(
+      `getPet p50 at ${fmt(large.count)} pets, µs`,
+      large.getPetMicros,
+      small.getPetMicros,
+      `at ${fmt(small.count)}`,
+      2,
+      1,
+    ),
+    timeTarget(
+      `listPets?status=sold p50 at ${fmt(large.count)} pets, µs`,
+      large.listSoldMicros,
+      small.listSoldMicros,
+      `at ${fmt(small.count)}`,
+      2,
+      1,
+    ),
+    [`RSS at ${fmt(large.count)} pets, MB`, fmt(large.rssMB), '', '', '< 600 MB', yesNo(large.rssMB < 600)],
+    ['reset(), slowest scale, ms', fmt(slowestReset, 3), '', '', '< 1 ms', yesNo(slowestReset < 1)],
+    [
+      'Install size, MB',
+      fmt(megabytes(install.withSandbox.kilobytes), 1),
+      `${fmt(megabytes(install.alone.kilobytes), 1)} (msw + zod alone)`,
+      `+${fmt(extraMB, 1)} MB`,
+      '≤ +15 MB',
+      yesNo(extraMB <= 15),
+    ],
+  ])
+}
+
+function httpTable({ bare, jsonServer, sandbox, isolate }, jsonServerName) {
+  const row = (scenario, server, run, versus) => [
+    scenario,
+    server,
+    fmt(run.rps),
+    `${fmt(run.rpsRange[0])}–${fmt(run.rpsRange[1])}`,
+    fmt(run.p50, 2),
+    fmt(run.p99, 2),
+    versus,
+    `${fmt(100 * run.loadCpu)}%`,
+  ]
+  const ofBare = (run, reference) => `${percent(run.rps, reference.rps)} of bare`
+  return table(
+    [
+      'scenario',
+      'server',
+      'req/s',
+      'req/s over rounds',
+      'p50 ms',
+      'p99 ms',
+      'req/s vs reference',
+      'load generator CPU',
+    ],
+    'llrrrrrr',
+    [
+      row('listPets', 'bare node:http', bare.listPets, 'reference'),
+      row('listPets', jsonServerName, jsonServer.listPets, ofBare(jsonServer.listPets, bare.listPets)),
+      row('listPets', 'sandbox', sandbox.listPets, ofBare(sandbox.listPets, bare.listPets)),
+      row('getPet', 'bare node:http', bare.getPet, 'reference'),
+      row('getPet', jsonServerName, jsonServer.getPet, ofBare(jsonServer.getPet, bare.getPet)),
+      row('getPet', 'sandbox', sandbox.getPet, ofBare(sandbox.getPet, bare.getPet)),
+      row('createPet', 'bare node:http', bare.createPet, 'reference'),
+      row('createPet', 'sandbox', sandbox.createPet, ofBare(sandbox.createPet, bare.createPet)),
+      row(
+        `listPets, ${ISOLATE_KEYS} keys`,
+        'sandbox --isolate',
+        isolate.isolate,
+        `${percent(isolate.isolate.rps, sandbox.listPets.rps)} of shared listPets`,
+      ),
+    ],
+  )
+}
+
+function scaleTable(scale) {
+  const [small, large] = [scale[0], scale.at(-1)]
+  return table(
+    ['pets', 'getPet µs', 'listPets?status=sold&limit=20 µs', 'reset() ms', 'seeding ms', 'RSS MB'],
+    'rrrrrr',
+    scale
+      .map((row) => [
+        fmt(row.count),
+        fmt(row.getPetMicros, 1),
+        fmt(row.listSoldMicros, 1),
+        fmt(row.resetMs, 3),
+        fmt(row.seedMs),
+        fmt(row.rssMB),
+      ])
+      .concat([
+        [
+          `ratio ${fmt(large.count)} / ${fmt(small.count)}`,
+          times(large.getPetMicros, small.getPetMicros),
+          times(large.listSoldMicros, small.listSoldMicros),
+          '',
+          '',
+          '',
+        ],
+      ]),
+  )
+}
+
+function installTable({ msw, zod, tarball, alone, withSandbox }) {
+  return table(['project', 'node_modules MB', 'packages'], 'lrr', [
+    [`${msw} + ${zod}`, fmt(megabytes(alone.kilobytes), 1), fmt(alone.packages)],
+    [`${tarball.filename} + ${msw}`, fmt(megabytes(withSandbox.kilobytes), 1), fmt(withSandbox.packages)],
+    [
+      'difference',
+      `+${fmt(megabytes(withSandbox.kilobytes - alone.kilobytes), 1)}`,
+      `+${fmt(withSandbox.packages - alone.packages)}`,
+    ],
+  ])
+}
+
+/** The whole of results.md, formatted by the repo's prettier config so `prettier --check` passes. */
+export async function renderReport(results, meta) {
+  const { http, startup, inProcess, scale, install } = results
+  const jsonServerName = `json-server ${meta.jsonServer}`
+  const markdown = [
+    '# Benchmark results',
+    `${meta.date}, Node ${meta.node}, ${meta.cpu}, load average ${fmt(meta.load[0], 2)} at the start and ` +
+      `${fmt(meta.load[1], 2)} at the end (the machine may be shared). Medians of interleaved rounds. ` +
+      `Servers and child scripts pinned to core 0, the load generator to core 1. Whole run: ` +
+      `${fmt(meta.wholeRunSeconds)} s. Reproduce: \`npm run bench\`.`,
+    '## Targets',
+    targetsTable(results),
+    '## 1. HTTP, side by side',
+    `autocannon, ${CONNECTIONS} connections, ${meta.seconds} s per scenario after a ${WARM_UP_SECONDS} s ` +
+      `warm-up, ${plural(meta.rounds, 'round')}, each starting every server fresh. Medians over rounds; ` +
+      '"req/s over rounds" is the slowest and the fastest round. Latencies are timed per response, to the ' +
+      'microsecond. "Load generator CPU" is the share of its core autocannon used: near 100%, autocannon ' +
+      "rather than the server set the pace, and that server's req/s is a floor.",
+    httpTable(http, jsonServerName),
+    'The sandbox runs with its defaults (`--port 0 --quiet`, request journal on). The bare POST parses the ' +
+      `body and serializes a new pet. ${jsonServerName} serves fixtures/pets.json as \`pets\`: GET /pets ` +
+      'answers every pet, pretty-printed, where the others answer a page of 20; its ids are strings, so ' +
+      `/pets/7 is pet 7. Under --isolate each key (\`worker-0\`..\`worker-${ISOLATE_KEYS - 1}\`, in ` +
+      "rotation) has its own copy of the data, created in the warm-up; it is compared with the shared sandbox's " +
+      'listPets of the same rounds.',
+    '## 2. Start-up: spawn to the first 200 on GET /v1/pets',
+    `Median of ${startup.rounds} interleaved rounds, after one uncounted round.`,
+    table(['command', 'seconds', 'ratio to bare'], 'lrr', [
+      ['node bench/baseline-server.mjs (bare node:http)', fmt(startup.bare / 1000, 2), '1.00x'],
+      [
+        'node bin/petstore-sandbox.js --port 0 --quiet',
+        fmt(startup.sandbox / 1000, 2),
+        times(startup.sandbox, startup.bare),
+      ],
+    ]),
+    '## 3. In-process: sequential fetches through setupServer',
+    `GET https://petstore.test/v1/pets, median of ${inProcess.rounds} interleaved rounds after an uncounted ` +
+      'one. The sandbox is `createSandbox()` with its defaults, request journal on.',
+    table(['handlers', 'µs per request', 'ratio to the floor'], 'lrr', [
+      ["a trivial msw handler returning the first 20 pets (msw's floor)", fmt(inProcess.floor, 1), '1.00x'],
+      ["the sandbox's handlers", fmt(inProcess.sandbox, 1), times(inProcess.sandbox, inProcess.floor)],
+    ]),
+    '## 4. Scale: through the handlers in-process (getResponse), p50',
+    '`createSandbox({ generate: N, randomSeed: 1, journalLimit: 0 })`, one process per size. Seeding runs ' +
+      'from createSandbox() to the first answer; reset() is the median of 200, each after one create; RSS after a GC.',
+    scaleTable(scale),
+    '## 5. Install size',
+    `\`npm pack\` (${fmt(install.tarball.bytes / 1e6, 2)} MB packed, ${fmt(install.tarball.unpackedBytes / 1e6, 2)} MB ` +
+      'unpacked), then each project installed empty with `npm install --prefer-offline`. node_modules MB from ' +
+      '`du -sk node_modules`; packages from `npm ls --all --parseable`, unique paths, the project itself left out.',
+    installTable(install),
+  ].join('\n\n')
+  const resultsFile = fileURLToPath(new URL('./results.md', import.meta.url))
+  const config = await prettier.resolveConfig(resultsFile)
+  return prettier.format(markdown, { ...config, parser: 'markdown' })
+}
