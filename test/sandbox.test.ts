@@ -28,6 +28,22 @@ describe('createSandbox', () => {
     expect((await send(two, `https://a.test/v1/pets/${id}`))?.status).toBe(404)
   })
 
+  it('is one msw handler for the API and one for the admin routes', () => {
+    const sandbox = createSandbox()
+    expect(sandbox.handlers).toHaveLength(1)
+    expect(sandbox.adminHandlers).toHaveLength(1)
+  })
+
+  it('routes what fetch hands over: in-process, dot segments are already gone', async () => {
+    const sandbox = createSandbox()
+    // new Request() normalises the URL before msw sees it; the README says so.
+    const request = new Request('https://a.test/v1/pets/../pets/%2e%2e/pets/1')
+    expect(new URL(request.url).pathname).toBe('/v1/pets/1')
+    const response = await send(sandbox, request.url)
+    expect(response?.status).toBe(200)
+    expect(await response?.json()).toMatchObject({ id: 1 })
+  })
+
   it('matches any origin under /v1 by default, and nothing outside it', async () => {
     const sandbox = createSandbox()
     for (const url of [
