@@ -82,6 +82,14 @@ describe('handle(request)', () => {
     expect(await core.pets.count()).toBe(32)
   })
 
+  it('answers only its own origin when baseUrl names one', async () => {
+    const core = createSandboxCore({ baseUrl: 'https://api.example.com/v1' })
+    expect((await core.handle(request('GET', 'https://api.example.com/v1/pets/1'))).status).toBe(200)
+    const elsewhere = await core.handle(request('GET', 'https://other.example/v1/pets/1'))
+    expect(elsewhere.status).toBe(404)
+    expect(bodyOf(elsewhere)).toMatchObject({ code: 'not_found' })
+  })
+
   it('tells adapters how much body each route reads', () => {
     const core = createSandboxCore({ maxBodyBytes: 1000 })
     expect(core.bodyLimit('POST', '/v1/pets')).toBe(1000)

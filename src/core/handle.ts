@@ -32,6 +32,8 @@ export interface Pipeline {
 export interface PipelineOptions {
   readonly table: RouteTable
   readonly basePath: string
+  /** The API's one origin when `baseUrl` names one: absolute targets on other origins are not the API. */
+  readonly baseOrigin: string | undefined
   readonly surface: Surface
   readonly maxBodyBytes: number
   readonly authenticate: Authenticate
@@ -51,6 +53,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     .filter((route) => route.area === 'api' && Object.values(route.methods).some((operation) => operation.simulated))
     .map((route) => `${basePath}${route.path}`)
     .join(' and ')
+
+  const onOtherOrigin = (target: Target): boolean =>
+    options.baseOrigin !== undefined &&
+    target.origin !== undefined &&
+    new URL(target.origin).origin !== options.baseOrigin
 
   // Clients send the same Host on every request: checked once, not parsed again each time.
   let lastGoodHost: string | undefined
@@ -83,7 +90,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   const api = async (request: CoreRequest, target: Target, state: SandboxState): Promise<CoreResponse> => {
     const started = performance.now()
-    const match = table.match(target.path)
+    const match = table.match(target.path, 'api')
     const operation = match?.route.methods[request.method as Method]
     const seen = { body: null as unknown }
     let key: string | undefined
@@ -132,11 +139,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     request: CoreRequest,
     target: Target,
     state: SandboxState,
-    admin: boolean,
+    area: 'admin' | 'site',
   ): Promise<CoreResponse> => {
     try {
-      if (admin && surface === 'server') checkOrigin(request)
-      const match = table.match(target.path)
+      if (area === 'admin' && surface === 'server') checkOrigin(request)
+      const match = table.match(target.path, area)
       if (match === undefined) throw notFoundOutsideApi(target.path, basePath)
       const operation = match.route.methods[request.method as Method]
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
@@ -173,12 +180,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         lastGoodHost = host
       }
     }
+    const area = onOtherOrigin(target) ? 'site' : table.areaOf(target.path)
     if (cors !== undefined && request.method === 'OPTIONS') {
-      return { status: 204, headers: cors.preflight(request, table.match(target.path)?.route), body: null }
+      return { status: 204, headers: cors.preflight(request, table.match(target.path, area)?.route), body: null }
     }
     const state = await options.state()
-    const area = table.areaOf(target.path)
-    return area === 'api' ? api(request, target, state) : other(request, target, state, area === 'admin')
+    return area === 'api' ? api(request, target, state) : other(request, target, state, area)
   }
 
   return {
@@ -195,7 +202,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     },
     bodyLimit(method, target) {
       const path = parseTarget(target)?.path
-      const body = path === undefined ? undefined : table.match(path)?.route.methods[method as Method]?.body
+      const body =
+        path === undefined ? undefined : table.match(path, table.areaOf(path))?.route.methods[method as Method]?.body
       return body === undefined || body.maxBytes === 'api' ? options.maxBodyBytes : body.maxBytes
     },
   }

@@ -85,8 +85,8 @@ export interface RouteTable {
   readonly routes: readonly Route[]
   /** The area a path belongs to: under the base path, under /__sandbox, or neither. */
   areaOf(path: string): Area
-  /** The route a path matches, with its parameters; a trailing slash is ignored. */
-  match(path: string): Match | undefined
+  /** The route of an area a path matches, with its parameters; a trailing slash is ignored. */
+  match(path: string, area: Area): Match | undefined
 }
 
 export function createRouteTable(basePath: string, routes: readonly Route[]): RouteTable {
@@ -109,8 +109,9 @@ export function createRouteTable(basePath: string, routes: readonly Route[]): Ro
   return {
     routes,
     areaOf: (path) => (under(path, basePath) ? 'api' : under(path, ADMIN_PATH) ? 'admin' : 'site'),
-    match(path) {
+    match(path, area) {
       for (const { route, names, pattern } of compiled) {
+        if (route.area !== area) continue
         const found = pattern.exec(path)
         if (found === null) continue
         const params: Record<string, string> = {}

@@ -177,6 +177,7 @@ export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_
   const pipeline = createPipeline({
     table: createRouteTable(base.path, routes),
     basePath: base.path,
+    baseOrigin: base.origin,
     surface: host.surface,
     maxBodyBytes,
     authenticate,
