@@ -93,6 +93,7 @@ const CORE_MEMBERS = [
   'health',
   'handle',
   'bodyLimit',
+  'cutDelays',
 ] as const satisfies readonly (keyof SandboxCore)[]
 const _everyMember: Exclude<keyof SandboxCore, (typeof CORE_MEMBERS)[number]> extends never ? true : never = true
 

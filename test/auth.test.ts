@@ -41,8 +41,19 @@ describe('createAuthenticator', () => {
     expect(failure('Bearer nope').headers['WWW-Authenticate']).toBe('Bearer realm="petstore", error="invalid_token"')
     expect(failure('Bearer key-one-and-more').message).toBe('API key is not valid')
     expect(failure('Bearer').message).toContain('API key is empty')
-    expect(failure('Token key-one').message).toBe('Authorization scheme must be Bearer, got "Token"')
+    expect(failure('Token key-one').message).toBe(
+      'Authorization scheme must be Bearer, got "Token": send "Authorization: Bearer <API key>"',
+    )
   })
+
+  it.each(['petstore-sandbox-key', 's3cr3t-key-with-no-scheme', 'weird-scheme s3cr3t'])(
+    'never quotes a credential back: %s',
+    (header) => {
+      const { message } = failure(header)
+      expect(message).toMatch(/^Authorization scheme must be Bearer/)
+      for (const word of header.split(' ')) expect(message).not.toContain(word)
+    },
+  )
 
   it('refuses to start with no keys or a key that cannot be sent as a bearer token', () => {
     expect(() => createAuthenticator([])).toThrow('apiKeys is empty')

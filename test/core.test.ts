@@ -149,7 +149,7 @@ describe('the route table', () => {
       const server = createSandboxCore({}, { surface: 'server' })
       const response = await server.handle(
         request('OPTIONS', target, {
-          headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET' },
+          headers: { host: 'localhost', origin: 'http://localhost:5173', 'access-control-request-method': 'GET' },
         }),
       )
       expect(response.status).toBe(204)
@@ -159,7 +159,9 @@ describe('the route table', () => {
 
   it('exposes to browsers every header a declared response carries', async () => {
     const server = createSandboxCore({}, { surface: 'server' })
-    const response = await server.handle(request('GET', '/v1/pets', { headers: { ...AUTH, origin: 'http://a.test' } }))
+    const response = await server.handle(
+      request('GET', '/v1/pets', { headers: { ...AUTH, host: 'localhost', origin: 'http://localhost:3000' } }),
+    )
     const exposed = response.headers['Access-Control-Expose-Headers']?.split(',') ?? []
     const documentHeaders = new Set<string>()
     for (const item of Object.values(openapi.paths)) {

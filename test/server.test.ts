@@ -47,20 +47,20 @@ describe('startServer', () => {
     it('reflects the origin and exposes Location on a real answer', async () => {
       const response = await checkedFetch(`${server.apiUrl}/pets`, {
         method: 'POST',
-        headers: { ...AUTH, 'Content-Type': 'application/json', Origin: 'https://app.example.com' },
+        headers: { ...AUTH, 'Content-Type': 'application/json', Origin: 'http://127.0.0.1:8080' },
         body: '{"name":"Rex","categoryId":1}',
       })
       expect(response.status).toBe(201)
-      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+      expect(response.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080')
       expect(response.headers.get('access-control-expose-headers')?.split(',')).toEqual(
         expect.arrayContaining(['Location', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate']),
       )
     })
 
     it('carries CORS headers on errors too, so the browser can read them', async () => {
-      const response = await checkedFetch(`${server.apiUrl}/pets`, { headers: { Origin: 'https://app.example.com' } })
+      const response = await checkedFetch(`${server.apiUrl}/pets`, { headers: { Origin: 'http://127.0.0.1:8080' } })
       expect(response.status).toBe(401)
-      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+      expect(response.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080')
     })
   })
 
@@ -68,7 +68,7 @@ describe('startServer', () => {
     it('refuses a declared oversized API body from its Content-Length, without reading it', async () => {
       const answer = await rawRequest(
         server.url,
-        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\n' +
+        'POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\n' +
           'Content-Type: application/json\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n{"name":',
       )
       expect(answer.status).toBe(413)
@@ -83,7 +83,7 @@ describe('startServer', () => {
     it('authenticates before looking at the body size', async () => {
       const answer = await rawRequest(
         server.url,
-        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        'POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
           'Content-Length: 1000000\r\nConnection: close\r\n\r\n{"name":',
       )
       expect(answer.status).toBe(401)
@@ -93,7 +93,7 @@ describe('startServer', () => {
     it('refuses a declared oversized body outside the API before reading it, closing the connection', async () => {
       const answer = await rawRequest(
         server.url,
-        'POST /__sandbox/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{',
+        'POST /__sandbox/reset HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\n{',
       )
       expect(answer.status).toBe(413)
       expect(answer.head).toMatch(/^Connection: close$/im)
@@ -104,7 +104,7 @@ describe('startServer', () => {
       const chunk = `4000\r\n${'x'.repeat(0x4000)}\r\n`
       const answer = await rawRequest(
         server.url,
-        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\n' +
+        'POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\n' +
           'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
           `${chunk}${chunk}0\r\n\r\n`,
       )
@@ -173,7 +173,7 @@ describe('startServer', () => {
       await server.sandbox.pets.create({ name: 'Stays', categoryId: 1 })
       const answer = await rawRequest(
         server.url,
-        `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\n` +
+        `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\n` +
           'Content-Type: application/json\r\nContent-Length: 29\r\nConnection: close\r\n\r\n{"pets":[],"nextId":1,"x":1}\n',
       )
       expect(answer.status).toBe(404)
@@ -192,7 +192,7 @@ describe('startServer', () => {
       async (target) => {
         const answer = await rawRequest(
           server.url,
-          `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
+          `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
         )
         expect(answer.status).not.toBe(200)
         expect([400, 404]).toContain(answer.status)
@@ -203,7 +203,7 @@ describe('startServer', () => {
     it('answers /__sandbox/../v1/pets as an unknown admin path, not the pet list', async () => {
       const answer = await rawRequest(
         server.url,
-        'GET /__sandbox/../v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
+        'GET /__sandbox/../v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
       )
       expect(answer.status).toBe(404)
       expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404 })
@@ -260,7 +260,7 @@ describe('startServer', () => {
     ])('answers %s with a JSON Error', async (_, line, status, code, message) => {
       const answer = await rawRequest(
         server.url,
-        `${line}\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
+        `${line}\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n`,
       )
       expect(answer.status).toBe(status)
       expect(answer.head).toMatch(/^Content-Type: application\/json/im)
@@ -270,7 +270,7 @@ describe('startServer', () => {
     it('reads an absolute-form target as its path', async () => {
       const answer = await rawRequest(
         server.url,
-        'GET http://elsewhere.test/v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
+        'GET http://elsewhere.test/v1/pets?limit=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
       )
       expect(answer.status).toBe(200)
       expect(JSON.parse(answer.body)).toEqual([{ id: 1, name: 'Biscuit', categoryId: 1, status: 'available' }])
@@ -279,7 +279,7 @@ describe('startServer', () => {
     it('answers oversized headers with a JSON 431', async () => {
       const answer = await rawRequest(
         server.url,
-        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'x'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+        `GET /v1/pets HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'x'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
       )
       expect(answer.status).toBe(431)
       expect(JSON.parse(answer.body)).toEqual({

@@ -39,6 +39,7 @@ export const SandboxHealthSchema = z.object({
   pets: z.int().min(0).meta({ description: "Pets in the default key's data" }),
   mode: z.enum(['shared', 'isolated']),
   tenants: z.int().min(0),
+  evictions: z.int().min(0).meta({ description: 'Tenants evicted (least recently used, past the cap) since start' }),
 })
 
 export type JournalEntry = Readonly<z.infer<typeof JournalEntrySchema>>

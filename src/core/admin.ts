@@ -85,7 +85,7 @@ const listScenarios = admin({
   description: SCOPE,
   errors: [],
   success: [{ status: 200, description: 'Scenarios, first come first served', schema: ScenarioSchema.array() }],
-  run: ({ state, key }) => json(200, scenarioBookFor(state, key).list()),
+  run: ({ state, key }) => json(200, scenarioBookFor(state, key, false)?.list() ?? []),
 })
 
 const addScenario = admin({
@@ -102,7 +102,7 @@ const addScenario = admin({
   run({ state, key, body }) {
     try {
       // Only JSON so far: add() checks it against the scenario schema.
-      return json(201, scenarioBookFor(state, key).add(body as ScenarioInput))
+      return json(201, (scenarioBookFor(state, key, true) ?? state.scenarios).add(body as ScenarioInput))
     } catch (error) {
       if (error instanceof ScenarioError) throw new ApiError('invalid_body', error.message)
       throw error
@@ -117,7 +117,7 @@ const clearScenarios = admin({
   errors: [],
   success: [{ status: 204, description: 'Cleared' }],
   run({ state, key }) {
-    scenarioBookFor(state, key).clear()
+    scenarioBookFor(state, key, false)?.clear()
     return noContent()
   },
 })

@@ -8,6 +8,26 @@ import { ApiError } from './errors.js'
 
 export const DEFAULT_API_KEY = 'petstore-sandbox-key'
 
+// The IANA HTTP Authentication Scheme Registry: names that are safe to quote back.
+const KNOWN_SCHEMES = new Set([
+  'basic',
+  'concealed',
+  'digest',
+  'dpop',
+  'gnap',
+  'hoba',
+  'mutual',
+  'negotiate',
+  'oauth',
+  'privatetoken',
+  'scram-sha-1',
+  'scram-sha-256',
+  'vapid',
+  'token',
+  'ntlm',
+  'aws4-hmac-sha256',
+])
+
 // RFC 6750 b64token: the only characters a bearer credential may hold.
 const TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/
 
@@ -54,7 +74,13 @@ export function createAuthenticator(apiKeys: readonly string[], extra: ExtraKeys
     const scheme = match?.[1] ?? ''
     const credential = match?.[2]?.trim() ?? ''
     if (scheme.toLowerCase() !== 'bearer') {
-      throw unauthorized(`Authorization scheme must be Bearer, got ${JSON.stringify(scheme)}`, false)
+      // Only a registered scheme's name is quoted back: a lone word may be the key itself.
+      const named = KNOWN_SCHEMES.has(scheme.toLowerCase()) ? `, got ${JSON.stringify(scheme)}` : ''
+      const shape = credential === '' ? '; the header holds no scheme, or no credential after it' : ''
+      throw unauthorized(
+        `Authorization scheme must be Bearer${named}${shape}: send "Authorization: Bearer <API key>"`,
+        false,
+      )
     }
     if (credential === '') {
       throw unauthorized('API key is empty; send "Authorization: Bearer <API key>"', true)
@@ -75,6 +101,12 @@ export function createAuthenticator(apiKeys: readonly string[], extra: ExtraKeys
 function unauthorized(message: string, credentialGiven: boolean): ApiError {
   const challenge = credentialGiven ? 'Bearer realm="petstore", error="invalid_token"' : 'Bearer realm="petstore"'
   return new ApiError('unauthorized', message, { 'WWW-Authenticate': challenge })
+}
+
+/** A key as logs may show it: enough to tell keys apart, never the key itself. */
+export function maskKey(key: string): string {
+  const shown = key.length >= 12 ? 4 : key.length >= 6 ? 2 : 0
+  return `${key.slice(0, shown)}${'*'.repeat(Math.min(key.length - shown, 8))} (${key.length} characters)`
 }
 
 /** Compares two byte strings in time that depends only on the longer length. */

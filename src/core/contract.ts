@@ -58,7 +58,13 @@ const PetIdParameterSchema = z.object({ petId: PetIdSchema })
 export const StoreStateSchema = z
   .object({
     pets: z.array(PetSchema),
-    nextId: Int64Schema.min(1).meta({ description: 'The id the next created pet gets' }),
+    // One past the largest safe id is what a store whose ids ran out exports: it must import back.
+    nextId: z
+      .number()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER + 1)
+      .multipleOf(1)
+      .meta({ description: `The id the next created pet gets; ${Number.MAX_SAFE_INTEGER + 1} when no id is left` }),
   })
   .strict()
   .superRefine((state, context) => {
@@ -171,8 +177,11 @@ export function checkPetId(raw: string): Checked<number> {
     : { ok: false, problems: describeIssues(result.error.issues, input) }
 }
 
-function readInteger(text: string): number | string {
-  return /^-?[0-9]+$/.test(text) ? Number(text) : text
+// Digits a JavaScript number cannot hold exactly stay their literal, so a message quotes what was sent.
+function readInteger(text: string): number | string | InexactNumber {
+  if (!/^-?[0-9]+$/.test(text)) return text
+  const number = Number(text)
+  return Number.isSafeInteger(number) ? number : new InexactNumber(text)
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -230,6 +239,8 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<strin
         return issue.origin === 'string'
           ? `${field} must be at most ${String(issue.maximum)} characters long`
           : `${field} must be at most ${String(issue.maximum)}, ${got}`
+      case 'not_multiple_of':
+        return `${field} must be an integer, ${got}`
       case 'invalid_format':
         return `${field} must contain a non-space character`
       case 'unrecognized_keys':

@@ -3,19 +3,31 @@
  * the response headers any route sets are the ones allowed and exposed, so a new header on a
  * row reaches browsers without a second list to keep in step.
  *
+ * Who may read: pages from local origins everywhere (a front end on localhost:5173 works with no
+ * flag, as with Vite since 2025); pages from the origins given with --cors-origin (`*`: any) the
+ * API only. The admin routes, the reference page (which shows the key) and the document stay
+ * readable from local origins only, whatever the flag.
+ *
  * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { header, type CoreRequest } from './http.js'
-import { allowedMethods, METHODS, type Route } from './routes.js'
+import { isLocalOrigin } from './local.js'
+import { allowedMethods, METHODS, type Area, type Route } from './routes.js'
 
 export interface CorsPolicy {
-  /** Headers for an answer to a request that came with an Origin. */
-  answer(request: CoreRequest): Record<string, string> | undefined
+  /** Whether a page from this origin may read answers from this area. */
+  allows(origin: string, area: Area): boolean
+  /** Headers for an answer to a request whose Origin is allowed; undefined for any other. */
+  answer(request: CoreRequest, area: Area): Record<string, string> | undefined
   /** The headers of a preflight answer for a route (or any route, when none matched). */
   preflight(request: CoreRequest, route: Route | undefined): Record<string, string>
 }
 
-export function createCorsPolicy(routes: readonly Route[]): CorsPolicy {
+export function createCorsPolicy(routes: readonly Route[], corsOrigins: readonly string[]): CorsPolicy {
+  const anyOrigin = corsOrigins.includes('*')
+  const listed = new Set(corsOrigins.map((origin) => origin.toLowerCase().replace(/\/$/, '')))
+  const allows = (origin: string, area: Area) =>
+    isLocalOrigin(origin) || (area === 'api' && (anyOrigin || listed.has(origin.toLowerCase())))
   const operations = routes.flatMap((route) => Object.values(route.methods))
   const allowedHeaders = [
     operations.some((operation) => operation.key !== 'none') && 'Authorization',
@@ -34,9 +46,10 @@ export function createCorsPolicy(routes: readonly Route[]): CorsPolicy {
   const allMethods = METHODS.join(', ')
 
   return {
-    answer(request) {
+    allows,
+    answer(request, area) {
       const origin = header(request.headers, 'origin')
-      return origin === undefined
+      return origin === undefined || !allows(origin, area)
         ? undefined
         : { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': exposeHeaders }
     },

@@ -21,12 +21,14 @@ export const ERROR_CODES = {
   method_not_allowed: 405,
   gone: 410,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   too_many_requests: 429,
   headers_too_large: 431,
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,
+  insufficient_storage: 507,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -1,11 +1,12 @@
 /**
  * handle(request) -> response: the order of checks, written once for every route.
  *
- *   TRACE/CONNECT -> target -> (server: Host) -> route table ->
- *     API:   delay -> key -> 404 -> 405 -> scenarios, Prefer, failure rate -> body -> operation -> journal
+ *   TRACE/CONNECT -> target length -> target -> (server: Host) -> route table -> (server: preflight) ->
+ *     API:   delay -> key -> 404 -> 405 -> tenant held -> scenarios, Prefer, failure rate -> body
+ *            -> operation -> tenant released -> journal
  *     admin: (server: Origin) -> 404 -> 405 -> key if sent -> body -> operation
  *     site:  404 -> 405 -> operation
- *   -> (server: CORS)
+ *   -> (server: CORS, for allowed origins)
  *
  * Every failure leaves as an Error body through `errorResponse`; nothing here throws.
  *
@@ -16,12 +17,13 @@ import type { CorsPolicy } from './cors.js'
 import { ApiError } from './errors.js'
 import { errorResponse, header, type CoreRequest, type CoreResponse, type Surface } from './http.js'
 import { readJsonBody, tooLarge } from './json-body.js'
-import { allowedMethods, type Exchange, type Method, type Operation, type RouteTable } from './routes.js'
+import { isHostAllowed, isLocalOrigin, readHost, type AllowedHosts } from './local.js'
+import { allowedMethods, type Area, type Exchange, type Method, type Operation, type RouteTable } from './routes.js'
 import { OPERATIONS, readPrefer, simulatedFailure, type OperationId } from './scenarios.js'
 import { notFoundOutsideApi } from './site.js'
 import type { SandboxState } from './state.js'
+import type { TenantStore } from './store.js'
 import { parseTarget, type Target } from './target.js'
-import { sleep } from './sleep.js'
 
 export interface Pipeline {
   handle(request: CoreRequest): Promise<CoreResponse>
@@ -39,6 +41,8 @@ export interface PipelineOptions {
   readonly authenticate: Authenticate
   /** The state once the seed is ready (a generated seed loads faker first). */
   readonly state: () => SandboxState | Promise<SandboxState>
+  /** Server: Host names allowed besides local names and IP literals, or `all`. */
+  readonly allowedHosts: AllowedHosts
   /** CORS headers, on the server only. */
   readonly cors: CorsPolicy | undefined
   /** Told about unexpected failures (which answer 500). */
@@ -46,6 +50,9 @@ export interface PipelineOptions {
 }
 
 const UNSUPPORTED_METHODS = new Set(['TRACE', 'CONNECT'])
+
+/** Longer request targets answer 414: no route is anywhere near, and logs and the journal keep them. */
+export const MAX_TARGET_LENGTH = 8 * 1024
 
 export function createPipeline(options: PipelineOptions): Pipeline {
   const { table, basePath, surface, cors } = options
@@ -61,6 +68,33 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   // Clients send the same Host on every request: checked once, not parsed again each time.
   let lastGoodHost: string | undefined
+
+  /** The server's Host rules: present on HTTP/1.1, well formed, and allowed (against DNS rebinding). */
+  const checkHost = (request: CoreRequest): ApiError | undefined => {
+    const host = header(request.headers, 'host')
+    if (host === undefined) {
+      // HTTP/1.0 has no Host: load balancers' health checks still pass.
+      return request.httpVersion === '1.0'
+        ? undefined
+        : new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112)')
+    }
+    if (host === lastGoodHost) return undefined
+    // A slash, query or credentials in Host would parse as a URL with the rest moved into its path.
+    if (/[\s/?#@\\]/.test(host) || !URL.canParse(`http://${host}`)) {
+      return new ApiError('bad_request', `Host header ${JSON.stringify(host)} is not a valid host`)
+    }
+    if (!isHostAllowed(host, options.allowedHosts)) {
+      const read = readHost(host)
+      const name = read.kind === 'name' ? read.name : host
+      return new ApiError(
+        'forbidden',
+        `Host ${JSON.stringify(host)} is not allowed: the sandbox answers local names and IP addresses only. ` +
+          `To reach it as ${name}, start it with --allowed-host ${name} (or PETSTORE_ALLOWED_HOSTS=${name})`,
+      )
+    }
+    lastGoodHost = host
+    return undefined
+  }
 
   const fail = (error: unknown, request: CoreRequest): CoreResponse => {
     if (error instanceof ApiError) return errorResponse(error)
@@ -94,20 +128,25 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const operation = match?.route.methods[request.method as Method]
     const seen = { body: null as unknown }
     let key: string | undefined
+    let store: TenantStore | undefined
     let applied: string[] = []
     let response: CoreResponse
     try {
       const delay = state.traffic.delayMs()
-      if (delay > 0) await sleep(delay)
+      if (delay > 0) await state.delays.sleep(delay)
       key = options.authenticate(header(request.headers, 'authorization'))
       if (match === undefined) {
         throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${endpoints}`)
       }
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
+      // Held from here to the answer, scenario delays included: a tenant is never evicted mid-request.
+      if (operation.petData === true) store = state.tenants.acquire(key)
       if (operation.simulated === true) applied = await simulate(operation.id as OperationId, request, state, key)
-      response = await run(operation, { request, target, params: match.params, key, state }, seen)
+      response = await run(operation, { request, target, params: match.params, key, state, store }, seen)
     } catch (error) {
       response = fail(error, request)
+    } finally {
+      if (store !== undefined && key !== undefined) state.tenants.release(key)
     }
     if (operation?.headers !== undefined || applied.length > 0) {
       response = {
@@ -142,7 +181,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     area: 'admin' | 'site',
   ): Promise<CoreResponse> => {
     try {
-      if (area === 'admin' && surface === 'server') checkOrigin(request)
+      if (area === 'admin' && surface === 'server') checkAdminOrigin(request)
       const match = table.match(target.path, area)
       if (match === undefined) throw notFoundOutsideApi(target.path, basePath)
       const operation = match.route.methods[request.method as Method]
@@ -150,54 +189,63 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const authorization = header(request.headers, 'authorization')
       const key =
         operation.key !== 'none' && authorization !== undefined ? options.authenticate(authorization) : undefined
-      return await run(operation, { request, target, params: match.params, key, state }, { body: null })
+      const exchange = { request, target, params: match.params, key, state, store: undefined }
+      return await run(operation, exchange, { body: null })
     } catch (error) {
       return fail(error, request)
     }
   }
 
-  const dispatch = async (request: CoreRequest): Promise<CoreResponse> => {
+  /** The answer, and the area whose CORS rule applies to it (answers refused early count as the site's). */
+  const dispatch = async (request: CoreRequest): Promise<[CoreResponse, Area]> => {
+    const refuse = (error: ApiError): [CoreResponse, Area] => [errorResponse(error), 'site']
     // Before the target: CONNECT's is an authority (host:port), which is no path.
     if (UNSUPPORTED_METHODS.has(request.method)) {
-      return errorResponse(new ApiError('not_implemented', `The ${request.method} method is not supported`))
+      return refuse(new ApiError('not_implemented', `The ${request.method} method is not supported`))
+    }
+    if (request.target.length > MAX_TARGET_LENGTH) {
+      return refuse(
+        new ApiError(
+          'uri_too_long',
+          `The request target is ${request.target.length} characters long; the sandbox reads targets of up to ${MAX_TARGET_LENGTH}`,
+        ),
+      )
     }
     const target = parseTarget(request.target)
     if (target === undefined) {
-      return errorResponse(
+      return refuse(
         new ApiError(
           'bad_request',
           `Request target ${JSON.stringify(request.target)} is not a path or an absolute URL`,
         ),
       )
     }
-    if (surface === 'server') {
-      const host = header(request.headers, 'host')
-      if (host !== undefined && host !== lastGoodHost) {
-        // A slash, query or credentials in Host would parse as a URL with the rest moved into its path.
-        if (/[\s/?#@\\]/.test(host) || !URL.canParse(`http://${host}`)) {
-          return errorResponse(new ApiError('bad_request', `Host header ${JSON.stringify(host)} is not a valid host`))
-        }
-        lastGoodHost = host
-      }
-    }
+    const refusal = surface === 'server' ? checkHost(request) : undefined
+    if (refusal !== undefined) return refuse(refusal)
     const area = onOtherOrigin(target) ? 'site' : table.areaOf(target.path)
     if (cors !== undefined && request.method === 'OPTIONS') {
-      return { status: 204, headers: cors.preflight(request, table.match(target.path, area)?.route), body: null }
+      const origin = header(request.headers, 'origin')
+      if (origin !== undefined && !cors.allows(origin, area)) return [errorResponse(originRefused(origin, area)), area]
+      return [
+        { status: 204, headers: cors.preflight(request, table.match(target.path, area)?.route), body: null },
+        area,
+      ]
     }
     const state = await options.state()
-    return area === 'api' ? api(request, target, state) : other(request, target, state, area)
+    return [area === 'api' ? await api(request, target, state) : await other(request, target, state, area), area]
   }
 
   return {
     async handle(request) {
       let response: CoreResponse
+      let area: Area = 'site'
       try {
-        response = await dispatch(request)
+        ;[response, area] = await dispatch(request)
       } catch (error) {
         response = fail(error, request)
       }
       if (cors === undefined || request.method === 'OPTIONS') return response
-      const headers = cors.answer(request)
+      const headers = cors.answer(request, area)
       return headers === undefined ? response : { ...response, headers: { ...response.headers, ...headers } }
     },
     bodyLimit(method, target) {
@@ -231,12 +279,12 @@ async function simulate(
   const preference = readPrefer(header(request.headers, 'prefer') ?? null, operation)
   const scenario = state.tenants.existingScenarios(key)?.take(operation) ?? state.scenarios.take(operation)
   if (scenario !== undefined) {
-    if (scenario.delayMs !== undefined) await sleep(scenario.delayMs)
+    if (scenario.delayMs !== undefined) await state.delays.sleep(scenario.delayMs)
     if (scenario.status !== undefined) {
       throw simulatedFailure(scenario.status, `scenario ${scenario.id}`, scenario.retryAfterSeconds)
     }
   }
-  if (preference.delayMs !== undefined) await sleep(preference.delayMs)
+  if (preference.delayMs !== undefined) await state.delays.sleep(preference.delayMs)
   if (preference.status !== undefined) {
     throw simulatedFailure(preference.status, `Prefer: code=${preference.status}`, 1, {
       'Preference-Applied': preference.applied.join(', '),
@@ -250,23 +298,21 @@ async function simulate(
 /**
  * The admin routes change state without a key, so a web page on another site must not
  * reach them: a cross-site form or fetch POST needs no preflight. Requests without an
- * Origin (curl, scripts), from the sandbox's own origin and from loopback origins
- * (a local front end) are let through.
+ * Origin (curl, scripts), from local origins (a local front end) and from the sandbox's own
+ * origin (its Host already passed the allowlist) are let through.
  */
-function checkOrigin(request: CoreRequest): void {
+function checkAdminOrigin(request: CoreRequest): void {
   const origin = header(request.headers, 'origin')
-  if (
-    origin === undefined ||
-    isLoopbackOrigin(origin) ||
-    origin === `http://${header(request.headers, 'host') ?? ''}`
-  ) {
-    return
-  }
+  const own = `http://${header(request.headers, 'host') ?? ''}`
+  if (origin === undefined || isLocalOrigin(origin) || origin === own) return
   throw new ApiError('forbidden', `Admin routes accept requests from this machine only, not from origin ${origin}`)
 }
 
-function isLoopbackOrigin(origin: string): boolean {
-  if (!URL.canParse(origin)) return false
-  const { hostname } = new URL(origin)
-  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname)
+function originRefused(origin: string, area: Area): ApiError {
+  return new ApiError(
+    'forbidden',
+    area === 'api'
+      ? `Pages from origin ${origin} may not call the API; start the sandbox with --cors-origin ${origin} (or PETSTORE_CORS_ORIGINS) to let them`
+      : `Pages from origin ${origin} may not read the admin routes, the reference page or the document: they are for local origins only`,
+  )
 }

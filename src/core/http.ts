@@ -22,6 +22,8 @@ export interface CoreRequest {
   readonly body: Uint8Array | null
   /** True when the body was longer than the cap and was cut (or, declared too long, not read). */
   readonly truncated?: boolean
+  /** `1.0` or `1.1`, from a server: an HTTP/1.0 request may come without Host. */
+  readonly httpVersion?: string
 }
 
 export interface CoreResponse {

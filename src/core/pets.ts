@@ -10,6 +10,7 @@ import { ApiError } from './errors.js'
 import { json, JSON_HEADERS } from './http.js'
 import { readQuery } from './query.js'
 import { METHODS, type Exchange, type Operation, type Route } from './routes.js'
+import type { TenantStore } from './store.js'
 
 /**
  * getPet is deprecated with removal announced for 5 December 2030. The interface does not
@@ -24,13 +25,14 @@ const listPets: Operation = {
   description: 'Returns animals ordered by id ascending, at most `limit` of them, filtered by `status`.',
   key: 'required',
   simulated: true,
+  petData: true,
   errors: ['invalid_parameter'],
   parameters: () => [queryParameter('limit'), queryParameter('status')],
   success: [{ status: 200, description: 'A JSON array of Pet', schema: { arrayOf: 'Pet' } }],
-  run({ target, state, key }) {
+  run({ target, store }) {
     const query = checkListPetsQuery(readQuery(target.query, ['limit', 'status']))
     if (!query.ok) throw new ApiError('invalid_parameter', query.problems.join('; '))
-    const body = state.tenants.storeFor(key ?? state.defaultKey).listJson(query.value)
+    const body = held(store).listJson(query.value)
     return { status: 200, headers: JSON_HEADERS, body }
   },
 }
@@ -41,8 +43,9 @@ function createPet(basePath: string): Operation {
     summary: 'Add an animal',
     key: 'required',
     simulated: true,
+    petData: true,
     body: { maxBytes: 'api', schema: 'NewPet', emptyHint: 'send a JSON object with name and categoryId' },
-    errors: ['invalid_body'],
+    errors: ['invalid_body', 'insufficient_storage'],
     success: [
       {
         status: 201,
@@ -51,10 +54,10 @@ function createPet(basePath: string): Operation {
         headers: { Location: 'Where the new pet can be read: `/v1/pets/{id}`' },
       },
     ],
-    run({ body, state, key }) {
+    run({ body, store }) {
       const checked = checkNewPet(body)
       if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
-      const created = state.tenants.storeFor(key ?? state.defaultKey).insert(checked.value)
+      const created = held(store).insert(checked.value)
       return json(201, created, { Location: `${basePath}/pets/${created.id}` })
     },
   }
@@ -68,6 +71,7 @@ function getPet(basePath: string): Operation {
     deprecated: true,
     key: 'required',
     simulated: true,
+    petData: true,
     headers: {
       Deprecation: `@${GET_PET_DEPRECATED_AT.getTime() / 1000}`,
       Sunset: GET_PET_SUNSET_AT.toUTCString(),
@@ -76,7 +80,7 @@ function getPet(basePath: string): Operation {
     errors: ['invalid_parameter', 'pet_not_found', 'gone'],
     parameters: () => [petIdParameter()],
     success: [{ status: 200, description: 'The Pet', schema: 'Pet' }],
-    run({ params, state, key }: Exchange) {
+    run({ params, state, store }: Exchange) {
       if (state.clock() >= GET_PET_SUNSET_AT) {
         throw new ApiError(
           'gone',
@@ -86,11 +90,17 @@ function getPet(basePath: string): Operation {
       // The raw segment, percent-escapes and all: an id is digits, so anything escaped is not one.
       const id = checkPetId(params.petId ?? '')
       if (!id.ok) throw new ApiError('invalid_parameter', id.problems.join('; '))
-      const found = state.tenants.storeFor(key ?? state.defaultKey).get(id.value)
+      const found = held(store).get(id.value)
       if (found === undefined) throw new ApiError('pet_not_found', `pet ${id.value} does not exist`)
       return json(200, found)
     },
   }
+}
+
+/** The store the pipeline holds for a `petData` operation; its absence is a bug, not a request's fault. */
+function held(store: TenantStore | undefined): TenantStore {
+  if (store === undefined) throw new Error('A pet operation ran without its tenant: mark it petData')
+  return store
 }
 
 /** An area the interface names without showing its shape: every call answers 501 after authentication. */

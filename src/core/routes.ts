@@ -10,6 +10,7 @@ import type { z } from 'zod'
 import type { ErrorCode } from './errors.js'
 import type { CoreRequest, CoreResponse } from './http.js'
 import type { SandboxState } from './state.js'
+import type { TenantStore } from './store.js'
 import type { Target } from './target.js'
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -29,6 +30,8 @@ export interface Exchange {
   /** The key the request authenticated with; undefined on admin routes called without one. */
   readonly key: string | undefined
   readonly state: SandboxState
+  /** The key's data, held for this request, when the operation reads or writes pets. */
+  readonly store: TenantStore | undefined
   /** The JSON body, when the operation reads one (the pipeline parses it first). */
   readonly body: unknown
 }
@@ -55,6 +58,8 @@ export interface Operation {
   readonly key: 'required' | 'optional' | 'none'
   /** Scenarios, `Prefer` and the run-wide failure rate apply (the pet operations). */
   readonly simulated?: boolean
+  /** Reads or writes the key's pets: its tenant is made if need be, and held until the answer. */
+  readonly petData?: boolean
   /** The operation reads a JSON body: its cap (`api`: the sandbox's maxBodyBytes), schema and a hint for an empty one. */
   readonly body?: { readonly maxBytes: number | 'api'; readonly schema: string | z.ZodType; readonly emptyHint: string }
   /** Headers on every answer of this operation, errors included. */

@@ -7,11 +7,12 @@
  */
 import { adminRoutes } from './admin.js'
 import type { SandboxHealth } from './admin-contract.js'
-import { createAuthenticator, DEFAULT_API_KEY } from './auth.js'
+import { createAuthenticator, DEFAULT_API_KEY, maskKey } from './auth.js'
 import { parseBaseUrl } from './base-url.js'
 import { createClock } from './clock.js'
 import type { Pet, StoreState } from './contract.js'
 import { createCorsPolicy } from './cors.js'
+import { createDelays } from './delays.js'
 import { generatePets } from './generate.js'
 import { createPipeline } from './handle.js'
 import type { CoreRequest, CoreResponse, Surface } from './http.js'
@@ -22,9 +23,10 @@ import { createRandom } from './random.js'
 import { createRouteTable } from './routes.js'
 import { createScenarioBook, createTraffic, type ScenarioBook } from './scenarios.js'
 import { bundledSeed, parseSeed } from './seed.js'
+import type { AllowedHosts } from './local.js'
 import { siteRoutes } from './site.js'
 import { healthOf, resetState, restoreState, snapshotState, type Asset, type SandboxState } from './state.js'
-import { asyncStore, type PetStore } from './store.js'
+import { asyncStore, DEFAULT_MAX_CREATED_PETS, type PetStore } from './store.js'
 import { createTenants, DEFAULT_MAX_TENANTS } from './tenants.js'
 
 export interface SandboxOptions {
@@ -54,8 +56,13 @@ export interface SandboxOptions {
   isolate?: boolean
   /** In isolated mode, accept keys matching this pattern (in full) besides `apiKeys`. */
   apiKeyPattern?: RegExp
-  /** In isolated mode, how many tenants are kept; the least recently used goes first. Default: 1000. */
+  /**
+   * In isolated mode, how many keys' data are kept, the default key's included; past the cap the
+   * least recently used one with no request in flight is evicted. Default: 1000.
+   */
   maxTenants?: number
+  /** Pets one key may create between two resets; the next create answers 507. Default: 1,000,000. */
+  maxCreatedPets?: number
   /** The sandbox's clock starts here (ISO 8601 or a Date), e.g. after getPet's sunset. */
   now?: Date | string
   /** Reported by the health route; the server passes the package version. */
@@ -101,16 +108,24 @@ export interface SandboxCore {
   handle(request: CoreRequest): Promise<CoreResponse>
   /** The most body bytes the route of a request reads: read at most one more, and say `truncated`. */
   bodyLimit(method: string, target: string): number
+  /** Ends every pending delay at once (their requests answer now): what a shutdown does last. */
+  cutDelays(): void
 }
 
-/** What the host of the core provides: the server, or (by default) an in-process adapter. */
-export interface Host {
+/** What the host of the core provides and asks for: the server, or (by default) an in-process adapter. */
+export interface Hosting {
   readonly surface: Surface
   /** Files under /__sandbox/docs that the host ships (the server's Swagger UI assets). */
   readonly assets?: (name: string) => Asset | undefined
+  /** Server: Host names allowed besides local names and IP literals (`.example.com` with subdomains), or `all`. */
+  readonly allowedHosts?: AllowedHosts
+  /** Server: origins whose pages may call the API besides local ones, or `*` for any. */
+  readonly corsOrigins?: readonly string[]
+  /** Where notices go (a tenant evicted). Default: console.warn. */
+  readonly notice?: (line: string) => void
 }
 
-const IN_PROCESS: Host = { surface: 'in-process' }
+const IN_PROCESS: Hosting = { surface: 'in-process' }
 
 /**
  * Creates a sandbox's core, the part every adapter shares.
@@ -120,7 +135,7 @@ const IN_PROCESS: Host = { surface: 'in-process' }
  * const response = await core.handle({ method: 'GET', target: '/v1/pets', headers: {}, body: null })
  * response.status // 401: no key
  */
-export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_PROCESS): SandboxCore {
+export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting = IN_PROCESS): SandboxCore {
   const apiKeys = Object.freeze([...(options.apiKeys ?? [DEFAULT_API_KEY])])
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
@@ -133,6 +148,16 @@ export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_
   if (!Number.isSafeInteger(maxTenants) || maxTenants < 1) {
     throw new TypeError(`Failed to create the sandbox: maxTenants must be a positive integer, got ${maxTenants}`)
   }
+  const maxCreatedPets = options.maxCreatedPets ?? DEFAULT_MAX_CREATED_PETS
+  if (!Number.isSafeInteger(maxCreatedPets) || maxCreatedPets < 0) {
+    throw new TypeError(`Failed to create the sandbox: maxCreatedPets must be a whole number, got ${maxCreatedPets}`)
+  }
+  const notice =
+    hosting.notice ??
+    ((line: string) => {
+      console.warn(`petstore-sandbox: ${line}`)
+    })
+  const delays = createDelays()
   const isolated = options.isolate ?? false
   const base = parseBaseUrl(options.baseUrl)
   const random = createRandom(options.randomSeed)
@@ -153,14 +178,26 @@ export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_
     apiKeys,
     defaultKey,
     maxBodyBytes,
-    tenants: createTenants({ seed, isolated, defaultKey, maxTenants }),
+    tenants: createTenants({
+      seed,
+      isolated,
+      defaultKey,
+      maxTenants,
+      maxCreatedPets,
+      onEvict: (key) => {
+        notice(
+          `evicted the data of key ${maskKey(key)}, the least recently used of ${maxTenants} tenants; that key starts again from the seed`,
+        )
+      },
+    }),
     journal,
     scenarios,
     traffic,
+    delays,
     clock,
     version: options.version ?? 'unknown',
     startedAt,
-    assets: host.assets ?? (() => undefined),
+    assets: hosting.assets ?? (() => undefined),
   })
   // A generated seed loads faker first; every other seed is ready at once, so requests need not wait.
   let ready: SandboxState | undefined
@@ -178,11 +215,12 @@ export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_
     table: createRouteTable(base.path, routes),
     basePath: base.path,
     baseOrigin: base.origin,
-    surface: host.surface,
+    surface: hosting.surface,
     maxBodyBytes,
     authenticate,
     state,
-    cors: host.surface === 'server' ? createCorsPolicy(routes) : undefined,
+    allowedHosts: hosting.allowedHosts ?? [],
+    cors: hosting.surface === 'server' ? createCorsPolicy(routes, hosting.corsOrigins ?? []) : undefined,
     onUnexpectedError: (error, request) => {
       console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.target}`, error)
     },
@@ -197,11 +235,7 @@ export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_
     async reset(key) {
       resetState(await whenReady(), key)
     },
-    scenariosFor(key) {
-      if (ready === undefined) return undefined
-      ready.tenants.storeFor(key)
-      return ready.tenants.scenariosFor(key)
-    },
+    scenariosFor: (key) => ready?.tenants.scenariosFor(key),
     tenant: (key) => asyncStore(async () => (await whenReady()).tenants.storeFor(key)),
     snapshot: async (key) => snapshotState(await whenReady(), key),
     async restore(input, key) {
@@ -215,5 +249,8 @@ export function createSandboxCore(options: SandboxOptions = {}, host: Host = IN_
     health: async () => healthOf(await whenReady()),
     handle: (request) => pipeline.handle(request),
     bodyLimit: (method, target) => pipeline.bodyLimit(method, target),
+    cutDelays: () => {
+      delays.cut()
+    },
   }
 }

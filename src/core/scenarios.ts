@@ -129,9 +129,13 @@ export interface Preference {
 export function readPrefer(header: string | null, operation: OperationId): Preference {
   const preference: Preference = { applied: [] }
   if (header === null) return preference
+  // A preference given twice (two Prefer headers, or one list) counts once, the first (RFC 7240 section 2).
+  const seen = new Set<string>()
   for (const part of header.split(',')) {
     const [token = '', ...rest] = part.split(';')[0]?.split('=') ?? []
     const name = token.trim().toLowerCase()
+    if (seen.has(name)) continue
+    seen.add(name)
     const value = rest
       .join('=')
       .trim()

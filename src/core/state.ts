@@ -6,6 +6,7 @@
  * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Clock } from './clock.js'
+import type { Delays } from './delays.js'
 import { checkStoreState, type StoreState } from './contract.js'
 import type { SandboxHealth } from './admin-contract.js'
 import type { WritableJournal, JournalEntry } from './journal.js'
@@ -29,6 +30,7 @@ export interface SandboxState {
   readonly journal: WritableJournal
   readonly scenarios: WritableScenarioBook
   readonly traffic: Traffic
+  readonly delays: Delays
   readonly clock: Clock
   readonly version: string
   readonly startedAt: number
@@ -59,11 +61,17 @@ export function restoreState(state: SandboxState, input: unknown, key = state.de
   state.tenants.storeFor(key).restore(checked.value)
 }
 
-/** In isolated mode a key scopes scenarios to that key; otherwise they are shared. */
-export function scenarioBookFor(state: SandboxState, key: string | undefined): WritableScenarioBook {
+/**
+ * In isolated mode a key scopes scenarios to that key; otherwise they are shared. Adding one
+ * (`create`) makes the key's tenant; reading or clearing a key's scenarios makes nothing.
+ */
+export function scenarioBookFor(
+  state: SandboxState,
+  key: string | undefined,
+  create: boolean,
+): WritableScenarioBook | undefined {
   if (key === undefined || !state.isolated) return state.scenarios
-  state.tenants.storeFor(key)
-  return state.tenants.scenariosFor(key) ?? state.scenarios
+  return create ? state.tenants.scenariosFor(key) : state.tenants.existingScenarios(key)
 }
 
 /** The journal, or in isolated mode with a key that key's entries only. */
@@ -79,5 +87,6 @@ export function healthOf(state: SandboxState): SandboxHealth {
     pets: state.tenants.storeFor(state.defaultKey).count(),
     mode: state.isolated ? 'isolated' : 'shared',
     tenants: state.tenants.count(),
+    evictions: state.tenants.evictions(),
   }
 }

@@ -81,8 +81,11 @@ interface State {
   nextId: number
 }
 
+/** Pets one tenant may create between two resets, unless the sandbox says otherwise. */
+export const DEFAULT_MAX_CREATED_PETS = 1_000_000
+
 /** A store over a seed index; several stores (tenants) share one index. */
-export function createTenantStore(seedIndex: PetIndex): TenantStore {
+export function createTenantStore(seedIndex: PetIndex, maxCreatedPets = DEFAULT_MAX_CREATED_PETS): TenantStore {
   let seed = seedIndex
   // A reset or restore swaps in a whole new state; the base index is shared, never copied.
   const fresh = (base: PetIndex, nextId = base.highestId + 1): State => ({
@@ -123,8 +126,14 @@ export function createTenantStore(seedIndex: PetIndex): TenantStore {
       const id = state.nextId
       if (id > Number.MAX_SAFE_INTEGER) {
         throw new ApiError(
-          'internal_error',
-          `The id sequence is exhausted: the next id would pass ${Number.MAX_SAFE_INTEGER}. Reset, or import a state with lower ids.`,
+          'insufficient_storage',
+          `No id is left: ids go up to ${Number.MAX_SAFE_INTEGER}, and the highest is taken. Reset, or import a state with lower ids.`,
+        )
+      }
+      if (state.created.length >= maxCreatedPets) {
+        throw new ApiError(
+          'insufficient_storage',
+          `This key's data already holds ${maxCreatedPets} pets created since its last reset, the most the sandbox keeps. Reset to create more.`,
         )
       }
       state.nextId = id + 1

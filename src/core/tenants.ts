@@ -1,7 +1,9 @@
 /**
  * Who owns which data. Shared mode: one store for every key. Isolated mode: each API key gets
- * its own copy of the seed on first use, so parallel test workers with their own keys never
- * see each other's pets. The number of tenants is capped; the least recently used goes first.
+ * its own copy of the seed when it first reads or writes pet data, so parallel test workers with
+ * their own keys never see each other's pets. At most `maxTenants` stores are kept (the default
+ * key's included); past the cap the least recently used one with no request in flight is
+ * evicted, and that key starts again from the seed.
  *
  * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
@@ -14,11 +16,17 @@ export const DEFAULT_MAX_TENANTS = 1000
 
 export interface Tenants {
   readonly isolated: boolean
-  /** The store a request with this key works on, created on first use. */
+  /**
+   * The store of a request that reads or writes pet data, created on first use. It is not
+   * evicted until `release`: a tenant is never dropped with a request in flight.
+   */
+  acquire(key: string): TenantStore
+  release(key: string): void
+  /** The store a control works on (arranging data, importing state), created on first use. */
   storeFor(key: string): TenantStore
   /** The store of a key that has one already, without creating or touching it. */
   existing(key: string): TenantStore | undefined
-  /** A tenant's own scenarios (isolated mode only), created on first use. */
+  /** A tenant's own scenarios (isolated mode only): adding one creates the tenant. */
   scenariosFor(key: string): WritableScenarioBook | undefined
   /** A tenant's own scenarios if it has any, without creating them. */
   existingScenarios(key: string): WritableScenarioBook | undefined
@@ -28,8 +36,16 @@ export interface Tenants {
   reseed(seed: readonly Pet[]): void
   /** How many stores exist. */
   count(): number
+  /** How many tenants have been evicted since the sandbox started. */
+  evictions(): number
   /** The index of the seed every new store starts from. */
   seed(): PetIndex
+}
+
+interface Tenant {
+  readonly store: TenantStore
+  scenarios: WritableScenarioBook | undefined
+  inFlight: number
 }
 
 export function createTenants(options: {
@@ -37,62 +53,82 @@ export function createTenants(options: {
   isolated: boolean
   defaultKey: string
   maxTenants: number
+  maxCreatedPets: number
+  /** Told the key of each evicted tenant. */
+  onEvict: (key: string) => void
 }): Tenants {
+  const { isolated, defaultKey, maxTenants, maxCreatedPets } = options
   // One index per seed, shared by every tenant: a million seeded pets are held once.
   let seedIndex = indexPets(options.seed)
-  const stores = new Map<string, TenantStore>()
-  const scenarioBooks = new Map<string, WritableScenarioBook>()
-  const storeFor = (key: string): TenantStore => {
-    const id = options.isolated ? key : options.defaultKey
-    let store = stores.get(id)
-    if (store === undefined) {
-      store = createTenantStore(seedIndex)
-      if (stores.size >= options.maxTenants) {
-        const oldest = [...stores.keys()].find((candidate) => candidate !== options.defaultKey)
-        if (oldest !== undefined) {
-          stores.delete(oldest)
-          scenarioBooks.delete(oldest)
-        }
-      }
-    } else if (!options.isolated) {
-      return store
-    } else {
-      // Map order is insertion order: re-inserting marks this tenant as the most recent.
-      stores.delete(id)
+  // Map order is insertion order: re-inserting a tenant on use keeps the least recent first.
+  const tenants = new Map<string, Tenant>()
+  let evicted = 0
+  const idOf = (key: string) => (isolated ? key : defaultKey)
+
+  const evictOne = () => {
+    for (const [key, tenant] of tenants) {
+      if (key === defaultKey || tenant.inFlight > 0) continue
+      tenants.delete(key)
+      evicted++
+      options.onEvict(key)
+      return
     }
-    stores.set(id, store)
-    return store
+    // Every other tenant has a request in flight: the cap is passed until one finishes.
   }
-  storeFor(options.defaultKey)
+  const tenantOf = (key: string): Tenant => {
+    const id = idOf(key)
+    let tenant = tenants.get(id)
+    if (tenant === undefined) {
+      if (tenants.size >= maxTenants) evictOne()
+      tenant = { store: createTenantStore(seedIndex, maxCreatedPets), scenarios: undefined, inFlight: 0 }
+    } else if (!isolated) {
+      return tenant
+    } else {
+      tenants.delete(id)
+    }
+    tenants.set(id, tenant)
+    return tenant
+  }
+  tenantOf(defaultKey)
 
   return {
-    isolated: options.isolated,
-    storeFor,
-    existing: (key) => stores.get(options.isolated ? key : options.defaultKey),
-    scenariosFor(key) {
-      if (!options.isolated || !stores.has(key)) return undefined
-      let book = scenarioBooks.get(key)
-      if (book === undefined) {
-        book = createScenarioBook()
-        scenarioBooks.set(key, book)
-      }
-      return book
+    isolated,
+    acquire(key) {
+      const tenant = tenantOf(key)
+      tenant.inFlight++
+      return tenant.store
     },
-    existingScenarios: (key) => (options.isolated ? scenarioBooks.get(key) : undefined),
+    release(key) {
+      const tenant = tenants.get(idOf(key))
+      if (tenant !== undefined && tenant.inFlight > 0) tenant.inFlight--
+    },
+    storeFor: (key) => tenantOf(key).store,
+    existing: (key) => tenants.get(idOf(key))?.store,
+    scenariosFor(key) {
+      if (!isolated) return undefined
+      const tenant = tenantOf(key)
+      tenant.scenarios ??= createScenarioBook()
+      return tenant.scenarios
+    },
+    existingScenarios: (key) => (isolated ? tenants.get(key)?.scenarios : undefined),
     reset(key) {
-      if (key !== undefined && options.isolated) {
-        scenarioBooks.get(key)?.clear()
-        stores.get(key)?.reset()
+      if (key !== undefined && isolated) {
+        const tenant = tenants.get(key)
+        tenant?.scenarios?.clear()
+        tenant?.store.reset()
         return
       }
-      for (const book of scenarioBooks.values()) book.clear()
-      for (const store of stores.values()) store.reset()
+      for (const tenant of tenants.values()) {
+        tenant.scenarios?.clear()
+        tenant.store.reset()
+      }
     },
     reseed(next) {
       seedIndex = indexPets(next)
-      for (const store of stores.values()) store.reseed(seedIndex)
+      for (const tenant of tenants.values()) tenant.store.reseed(seedIndex)
     },
-    count: () => stores.size,
+    count: () => tenants.size,
+    evictions: () => evicted,
     seed: () => seedIndex,
   }
 }

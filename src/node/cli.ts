@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_API_KEY } from '../core/auth.js'
 import type { Pet } from '../core/contract.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
-import { DEFAULT_HOST, DEFAULT_PORT, startServer, type RunningServer } from './server.js'
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, startServer, type RunningServer } from './server.js'
 import { packageVersion } from './version.js'
 
 interface CliOptions {
@@ -20,12 +20,25 @@ interface CliOptions {
   watch?: boolean
   generate?: number
   isolate?: boolean
+  maxTenants?: number
+  maxCreatedPets?: number
   delay?: number | { min: number; max: number }
   failureRate?: number
   randomSeed?: number
   now?: string
   journalLimit?: number
+  allowedHost?: string[]
+  corsOrigin?: string[]
+  shutdownTimeout: number
   quiet?: boolean
+}
+
+/**
+ * One option and the environment variable that sets it too. Repeatable options read the variable
+ * as a comma-separated list; a flag without a value is on when its variable is set at all.
+ */
+function option(flags: string, description: string, env: string): Option {
+  return new Option(flags, description).env(env)
 }
 
 /** Runs the CLI with process.argv-style arguments. Resolves once the server is listening. */
@@ -35,32 +48,118 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .description('A stateful, in-memory Pet Store API sandbox.')
     .version(packageVersion(), '-v, --version')
     .addOption(
-      new Option('-p, --port <number>', 'port to listen on, 0 for a free one')
-        .env('PORT')
+      option('-p, --port <number>', 'port to listen on, 0 for a free one', 'PORT')
         .default(DEFAULT_PORT)
         .argParser(integer('port', 0, 65535)),
     )
-    .option('--host <address>', 'interface to bind (0.0.0.0 exposes it to the network)', DEFAULT_HOST)
-    .option('-k, --api-key <key>', `accepted API key, repeatable (default: ${DEFAULT_API_KEY})`, collect)
-    .option('-f, --fixtures <file>', 'JSON file with the seed pets (default: the bundled seed)')
-    .option('-w, --watch', 'reload the fixtures file when it changes')
-    .option('-g, --generate <count>', 'seed this many generated pets instead', integer('generate', 0, 2_000_000))
-    .option('--isolate', 'give each API key its own copy of the data; any well-formed key is accepted')
-    .option('--api-key-pattern <regex>', 'with --isolate, accept only keys matching this pattern', pattern)
-    .option('--delay <ms|min-max>', 'delay every response by ms, or a random ms in min-max', delay)
-    .option('--failure-rate <0..1>', 'answer this share of calls with a random 500 or 503', rate)
-    .option(
-      '--random-seed <number>',
-      'seed for --delay ranges, --failure-rate and --generate',
-      integer('random seed', 0, 2 ** 31),
+    .addOption(
+      option('--host <address>', 'interface to bind (0.0.0.0 exposes it to the network)', 'PETSTORE_HOST').default(
+        DEFAULT_HOST,
+      ),
     )
-    .option('--now <date>', "the sandbox's clock starts here (ISO 8601), e.g. after getPet's sunset", date)
-    .option(
-      '--journal-limit <count>',
-      'requests kept in the journal (default: 1000)',
-      integer('journal limit', 0, 1_000_000),
+    .addOption(
+      option(
+        '-k, --api-key <key>',
+        `accepted API key, repeatable (default: ${DEFAULT_API_KEY})`,
+        'PETSTORE_API_KEYS',
+      ).argParser(list),
     )
-    .option('-q, --quiet', 'do not log each request')
+    .addOption(
+      option('-f, --fixtures <file>', 'JSON file with the seed pets (default: the bundled seed)', 'PETSTORE_FIXTURES'),
+    )
+    .addOption(option('-w, --watch', 'reload the fixtures file when it changes', 'PETSTORE_WATCH'))
+    .addOption(
+      option('-g, --generate <count>', 'seed this many generated pets instead', 'PETSTORE_GENERATE').argParser(
+        integer('generate', 0, 2_000_000),
+      ),
+    )
+    .addOption(
+      option(
+        '--isolate',
+        'give each API key its own copy of the data; any well-formed key is accepted',
+        'PETSTORE_ISOLATE',
+      ),
+    )
+    .addOption(
+      option(
+        '--api-key-pattern <regex>',
+        'with --isolate, accept only keys matching this pattern',
+        'PETSTORE_API_KEY_PATTERN',
+      ).argParser(pattern),
+    )
+    .addOption(
+      option(
+        '--max-tenants <count>',
+        'with --isolate, keys whose data is kept; the least recently used goes past it (default: 1000)',
+        'PETSTORE_MAX_TENANTS',
+      ).argParser(integer('max tenants', 1, 1_000_000)),
+    )
+    .addOption(
+      option(
+        '--max-created-pets <count>',
+        'pets one key may create between two resets; then 507 (default: 1000000)',
+        'PETSTORE_MAX_CREATED_PETS',
+      ).argParser(integer('max created pets', 0, 100_000_000)),
+    )
+    .addOption(
+      option(
+        '--delay <ms|min-max>',
+        'delay every API response by ms, or a random ms in min-max',
+        'PETSTORE_DELAY',
+      ).argParser(delay),
+    )
+    .addOption(
+      option(
+        '--failure-rate <0..1>',
+        'answer this share of calls with a random 500 or 503',
+        'PETSTORE_FAILURE_RATE',
+      ).argParser(rate),
+    )
+    .addOption(
+      option(
+        '--random-seed <number>',
+        'seed for --delay ranges, --failure-rate and --generate',
+        'PETSTORE_RANDOM_SEED',
+      ).argParser(integer('random seed', 0, 2 ** 31)),
+    )
+    .addOption(
+      option(
+        '--now <date>',
+        "the sandbox's clock starts here (ISO 8601), e.g. after getPet's sunset",
+        'PETSTORE_NOW',
+      ).argParser(date),
+    )
+    .addOption(
+      option(
+        '--journal-limit <count>',
+        'requests kept in the journal (default: 1000)',
+        'PETSTORE_JOURNAL_LIMIT',
+      ).argParser(integer('journal limit', 0, 1_000_000)),
+    )
+    .addOption(
+      option(
+        '--allowed-host <name>',
+        'answer this Host name too, besides local names and IP addresses; repeatable; .example.com allows subdomains; all turns the check off',
+        'PETSTORE_ALLOWED_HOSTS',
+      ).argParser(list),
+    )
+    .addOption(
+      option(
+        '--cors-origin <origin>',
+        'let pages from this origin call the API, besides local ones; repeatable; * for any',
+        'PETSTORE_CORS_ORIGINS',
+      ).argParser(origins),
+    )
+    .addOption(
+      option(
+        '--shutdown-timeout <ms>',
+        'on Ctrl-C or SIGTERM, how long requests in flight may finish',
+        'PETSTORE_SHUTDOWN_TIMEOUT',
+      )
+        .default(DEFAULT_SHUTDOWN_TIMEOUT_MS)
+        .argParser(integer('shutdown timeout', 0, 600_000)),
+    )
+    .addOption(option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'))
     .showHelpAfterError('(run petstore-sandbox --help for usage)')
     .parse(argv)
 
@@ -90,6 +189,13 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
       ...(options.randomSeed !== undefined && { randomSeed: options.randomSeed }),
       ...(options.now !== undefined && { now: options.now }),
       ...(options.journalLimit !== undefined && { journalLimit: options.journalLimit }),
+      ...(options.maxTenants !== undefined && { maxTenants: options.maxTenants }),
+      ...(options.maxCreatedPets !== undefined && { maxCreatedPets: options.maxCreatedPets }),
+      ...(options.allowedHost && {
+        allowedHosts: options.allowedHost.includes('all') ? ('all' as const) : options.allowedHost,
+      }),
+      ...(options.corsOrigin && { corsOrigins: options.corsOrigin }),
+      shutdownTimeoutMs: options.shutdownTimeout,
       ...(!options.quiet && { log }),
     })
   } catch (error) {
@@ -110,7 +216,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         )
       : () => undefined
   // Signal handlers first: whoever reads the banner may signal at once (a pipe write is synchronous).
-  closeOnSignals(server, stopWatching)
+  closeOnSignals(server, stopWatching, options.shutdownTimeout)
   await printBanner(server, options)
   return server
 }
@@ -156,13 +262,22 @@ async function printBanner(server: RunningServer, options: CliOptions): Promise<
   )
 }
 
-function closeOnSignals(server: RunningServer, stopWatching: () => void): void {
+/** Exit codes for a second signal, as a shell reports a process killed by it: 128 + its number. */
+const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 }
+
+function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdownTimeoutMs: number): void {
   let closing = false
   const stop = (signal: NodeJS.Signals) => {
-    // A second signal means "now": do not wait for connections to drain.
-    if (closing) process.exit(1)
+    // A second signal means "now": no more waiting for requests in flight.
+    if (closing) process.exit(SIGNAL_EXIT_CODES[signal] ?? 1)
     closing = true
     stopWatching()
+    const inFlight = server.inFlight()
+    console.log(
+      inFlight === 0
+        ? `Stopping (${signal}).`
+        : `Stopping (${signal}): letting ${inFlight} request${inFlight === 1 ? '' : 's'} in flight finish, for up to ${shutdownTimeoutMs} ms. Press Ctrl-C again to stop at once.`,
+    )
     void server.close().then(() => {
       console.log(`Stopped (${signal}).`)
       process.exit(0)
@@ -217,6 +332,25 @@ function date(value: string): string {
   return value
 }
 
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value]
+/** A repeatable option: each use adds one value; its environment variable, a comma-separated list. */
+function list(value: string, previous: string[] | undefined): string[] {
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  ]
+}
+
+function origins(value: string, previous: string[] | undefined): string[] {
+  const added = list(value, undefined)
+  for (const origin of added) {
+    if (origin !== '*' && !(URL.canParse(origin) && new URL(origin).origin === origin.replace(/\/$/, ''))) {
+      throw new InvalidArgumentError(
+        `${origin} is not an origin: use scheme://host[:port], e.g. https://app.example.com, or *.`,
+      )
+    }
+  }
+  return [...(previous ?? []), ...added.map((origin) => origin.replace(/\/$/, ''))]
 }

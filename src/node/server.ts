@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_BASE_PATH } from '../core/base-url.js'
+import { MAX_TARGET_LENGTH } from '../core/handle.js'
 import { errorAnswer, type CoreRequest, type CoreResponse } from '../core/http.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../core/sandbox.js'
 import { createAssets } from './assets.js'
@@ -23,6 +24,15 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version
   port?: number
   /** Interface to bind. Default: 127.0.0.1, reachable from this machine only. */
   host?: string
+  /**
+   * Host names answered besides local names (`localhost`, `*.localhost`) and IP addresses, against
+   * DNS rebinding: `mybox.lan`, or `.example.com` for it and its subdomains; `all` turns the check off.
+   */
+  allowedHosts?: readonly string[] | 'all'
+  /** Origins whose pages may call the API besides local ones (`*`: any). The admin routes stay local. */
+  corsOrigins?: readonly string[]
+  /** How long close() lets requests in flight finish before cutting them, in ms. Default: 5000. */
+  shutdownTimeoutMs?: number
   /** Receives one line per answered request (method, target, status, milliseconds). Default: none. */
   log?: (line: string) => void
 }
@@ -34,7 +44,13 @@ export interface RunningServer {
   readonly apiUrl: string
   /** The sandbox behind the server: its data and controls. */
   readonly sandbox: SandboxCore
-  /** Stops listening and closes open connections. */
+  /** How many requests are being answered now. */
+  inFlight(): number
+  /**
+   * Stops accepting connections, lets the requests in flight (delayed ones included) finish
+   * within `shutdownTimeoutMs`, then cuts what is left and ends pending delays. Calling it
+   * again returns the same promise.
+   */
   close(): Promise<void>
 }
 
@@ -42,6 +58,8 @@ export interface RunningServer {
 export class ServerStartError extends Error {
   override readonly name = 'ServerStartError'
 }
+
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5000
 
 /**
  * Starts the sandbox as an HTTP server.
@@ -52,13 +70,29 @@ export class ServerStartError extends Error {
  * await server.close()
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 0, host = DEFAULT_HOST, log, ...sandboxOptions } = options
+  const {
+    port = 0,
+    host = DEFAULT_HOST,
+    log,
+    allowedHosts = [],
+    corsOrigins = [],
+    shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    ...sandboxOptions
+  } = options
+  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) {
+    throw new TypeError(
+      `Failed to start the server: shutdownTimeoutMs must be a whole number, got ${shutdownTimeoutMs}`,
+    )
+  }
   const sandbox = createSandboxCore(
     { ...sandboxOptions, version: packageVersion() },
-    { surface: 'server', assets: createAssets() },
+    { surface: 'server', assets: createAssets(), allowedHosts, corsOrigins },
   )
-  const server = createServer((request, response) => {
-    serve(sandbox, request, response, log).catch((error: unknown) => {
+  const flight = createFlight()
+  // Host is the core's to judge (a JSON 400 on HTTP/1.1 without it, HTTP/1.0 let through), not Node's.
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
+    flight.begin(response)
+    serve(sandbox, request, response, log, flight.closing()).catch((error: unknown) => {
       failed(request, response, error)
     })
   })
@@ -77,7 +111,62 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const address = server.address() as AddressInfo
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
-  return { url, apiUrl: `${url}${DEFAULT_BASE_PATH}`, sandbox, close: () => closeServer(server) }
+  let closed: Promise<void> | undefined
+  return {
+    url,
+    apiUrl: `${url}${DEFAULT_BASE_PATH}`,
+    sandbox,
+    inFlight: () => flight.count(),
+    close: () => (closed ??= shutDown(server, sandbox, flight, shutdownTimeoutMs)),
+  }
+}
+
+/** The requests being answered, so a shutdown can wait for them. */
+interface Flight {
+  begin(response: ServerResponse): void
+  count(): number
+  closing(): boolean
+  /** Resolves when nothing is in flight, or after `ms`, whichever comes first. */
+  settle(ms: number): Promise<void>
+}
+
+function createFlight(): Flight {
+  let count = 0
+  let closing = false
+  let onIdle: (() => void) | undefined
+  return {
+    begin(response) {
+      count++
+      response.once('close', () => {
+        count--
+        if (count === 0) onIdle?.()
+      })
+    },
+    count: () => count,
+    closing: () => closing,
+    settle(ms) {
+      closing = true
+      if (count === 0) return Promise.resolve()
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms)
+        onIdle = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    },
+  }
+}
+
+async function shutDown(server: Server, sandbox: SandboxCore, flight: Flight, timeoutMs: number): Promise<void> {
+  const closed = once(server, 'close')
+  server.close()
+  server.closeIdleConnections()
+  await flight.settle(timeoutMs)
+  // Past the bound: cut the connections still open, and answer the delays still pending into them.
+  server.closeAllConnections()
+  sandbox.cutDelays()
+  await closed
 }
 
 async function serve(
@@ -85,6 +174,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
   log: ((line: string) => void) | undefined,
+  closing: boolean,
 ): Promise<void> {
   const started = log === undefined ? 0 : performance.now()
   const { headers } = request
@@ -94,22 +184,30 @@ async function serve(
       ? { body: null, truncated: false }
       : await readBody(request, sandbox.bodyLimit(request.method ?? 'GET', request.url ?? '/'))
   const answer = await sandbox.handle(coreRequest(request, read.body, read.truncated))
-  write(response, answer, read.truncated)
+  write(response, answer, read.truncated || closing || response.destroyed)
   log?.(`${request.method ?? ''} ${request.url ?? ''} ${answer.status} ${(performance.now() - started).toFixed(1)} ms`)
 }
 
 function coreRequest(request: IncomingMessage, body: Uint8Array | null, truncated: boolean): CoreRequest {
-  return { method: request.method ?? 'GET', target: request.url ?? '/', headers: request.headers, body, truncated }
+  return {
+    method: request.method ?? 'GET',
+    target: request.url ?? '/',
+    headers: request.headers,
+    body,
+    truncated,
+    httpVersion: request.httpVersion,
+  }
 }
 
-function write(response: ServerResponse, answer: CoreResponse, truncated: boolean): void {
+/** `last`: this connection carries no other request (a body left unread, or the server closing). */
+function write(response: ServerResponse, answer: CoreResponse, last: boolean): void {
+  if (response.destroyed) return
   const { body } = answer
   const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
   response.writeHead(answer.status, {
     ...answer.headers,
     'Content-Length': length,
-    // The rest of an oversized body was never read: this connection cannot carry another request.
-    ...(truncated && { Connection: 'close' }),
+    ...(last && { Connection: 'close' }),
   })
   response.end(body ?? undefined)
 }
@@ -138,32 +236,57 @@ function readBody(request: IncomingMessage, limit: number): Promise<{ body: Uint
     const onEnd = () => {
       resolve({ body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size), truncated: false })
     }
-    request.on('data', onData).on('end', onEnd).on('error', reject)
+    // A client that goes away mid-body ends the request without 'end' (and not always with 'error').
+    const onClose = () => {
+      if (!request.complete) reject(new ClientGone())
+    }
+    request.on('data', onData).on('end', onEnd).on('error', reject).on('close', onClose)
   })
+}
+
+/** The client closed its connection before sending its whole request. */
+class ClientGone extends Error {
+  override readonly name = 'ClientGone'
 }
 
 /** A failure of the adapter itself (a client gone mid-body, or a bug): never a crash. */
 function failed(request: IncomingMessage, response: ServerResponse, error: unknown): void {
-  if (request.destroyed || response.headersSent) {
+  const what = `${request.method ?? ''} ${request.url ?? ''}`
+  if (error instanceof ClientGone || request.destroyed || response.headersSent) {
+    // An ordinary event, not a failure: one line, no stack.
+    console.warn(`petstore-sandbox: ${what}: the client closed the connection before the request was complete`)
     response.destroy()
     return
   }
-  console.error(`petstore-sandbox: unexpected failure on ${request.method ?? ''} ${request.url ?? ''}`, error)
+  console.error(`petstore-sandbox: unexpected failure on ${what}`, error)
   write(response, errorAnswer('internal_error', 'The sandbox failed to handle this request; see its log'), true)
 }
 
-/** Answers requests Node's parser rejects (bad request line, oversized headers) with JSON. */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+/**
+ * Answers requests Node's parser rejects (a bad request line, headers past its 16 KiB) with JSON.
+ * Node counts the request line among the headers: a long target is a 414, not a 431.
+ */
+function answerClientError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
+  if (error.code !== 'HPE_HEADER_OVERFLOW') {
+    writeRaw(socket, errorAnswer('bad_request', 'The request is not valid HTTP'))
+    return
+  }
+  const lineEnd = error.rawPacket?.indexOf('\r\n') ?? -1
+  const longTarget = lineEnd === -1 || lineEnd > MAX_TARGET_LENGTH
   writeRaw(
     socket,
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? errorAnswer('headers_too_large', 'Request headers are too large')
-      : errorAnswer('bad_request', 'The request is not valid HTTP'),
+    longTarget
+      ? errorAnswer(
+          'uri_too_long',
+          `The request target is longer than the ${MAX_TARGET_LENGTH} characters the sandbox reads`,
+        )
+      : errorAnswer('headers_too_large', 'Request headers are too large'),
   )
 }
 
 const REASONS: Readonly<Record<number, string>> = {
   400: 'Bad Request',
+  414: 'URI Too Long',
   431: 'Request Header Fields Too Large',
   501: 'Not Implemented',
 }
@@ -189,11 +312,4 @@ function describeListenError(error: unknown, host: string, port: number): string
   if (code === 'EADDRNOTAVAIL') return `Cannot bind to ${host}: no such address on this machine.`
   if (code === 'EACCES') return `Not allowed to listen on port ${port}. Use a port above 1023.`
   return `Failed to listen on ${host}:${port}: ${(error as Error).message}`
-}
-
-async function closeServer(server: Server): Promise<void> {
-  const closed = once(server, 'close')
-  server.close()
-  server.closeAllConnections()
-  await closed
 }

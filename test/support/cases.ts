@@ -302,7 +302,7 @@ export const cases: Case[] = [
     headers: AUTH,
     status: 400,
     code: 'invalid_parameter',
-    mentions: 'petId must be at most 9007199254740991',
+    mentions: 'petId must be an integer from -9007199254740991 to 9007199254740991, got 99999999999999999999',
   },
   {
     name: 'GET /v1/pets/%E0%A4%A (a broken escape) is refused',
