@@ -2,7 +2,7 @@
  * The shapes of the admin routes' answers, as zod schemas: the types of the journal, scenarios
  * and health, and their part of the OpenAPI document.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { z } from 'zod'
 import { OPERATIONS, SCENARIO_STATUSES } from './scenarios.js'

@@ -5,7 +5,7 @@
  * `Authorization` is optional; when sent it is checked, and scopes reset, journal, scenarios
  * and state to that key's data (isolated mode).
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { JournalEntrySchema, SandboxHealthSchema, ScenarioSchema } from './admin-contract.js'
 import { StoreStateSchema } from './contract.js'

@@ -2,7 +2,7 @@
  * Bearer authentication with constant-time key comparison. Browser-safe: no
  * node:crypto, so the comparison is written out over UTF-8 bytes.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
 

@@ -2,7 +2,7 @@
  * The sandbox's clock. With `now` given, time starts there and runs on from it, so a demo can
  * rehearse the day after getPet's sunset while everything else (uptime, delays) stays real.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 export type Clock = () => Date
 

@@ -3,7 +3,7 @@
  * of request validation, of the data model's schema and (later) of the OpenAPI document.
  * Nothing in here knows about HTTP.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { z } from 'zod'
 

@@ -8,7 +8,7 @@
  * API only. The admin routes, the reference page (which shows the key) and the document stay
  * readable from local origins only, whatever the flag.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { header, type CoreRequest } from './http.js'
 import { isLocalOrigin } from './local.js'

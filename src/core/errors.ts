@@ -2,7 +2,7 @@
  * The one error path: every failure, in the handlers or around them in the server,
  * becomes an Error body `{ code, message, status }` through `errorBody`.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { ErrorBody } from './contract.js'
 

@@ -2,7 +2,7 @@
  * Believable generated pets for demos and load tests, deterministic for a given seed.
  * faker is imported only when pets are generated: it is large, and most users never need it.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Pet, PetStatus } from './contract.js'
 import { createRandom } from './random.js'

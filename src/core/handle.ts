@@ -10,7 +10,7 @@
  *
  * Every failure leaves as an Error body through `errorResponse`; nothing here throws.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Authenticate } from './auth.js'
 import type { CorsPolicy } from './cors.js'

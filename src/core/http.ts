@@ -2,7 +2,7 @@
  * The core's view of HTTP: a plain request in, a plain response out. No Fetch objects, no
  * node:http, so the same rules run behind msw (Node and browsers) and behind node:http.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { errorBody, type ApiError, type ErrorCode } from './errors.js'
 

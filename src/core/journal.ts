@@ -5,7 +5,7 @@
  * Recording keeps references only (the headers object, the body, the target); entries are
  * built when someone reads the journal. Recording sits on every request's path, reading rarely.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { JournalEntry } from './admin-contract.js'
 import { header, type RequestHeaders } from './http.js'

@@ -2,12 +2,11 @@
  * Reading a request body as JSON, from the bytes an adapter read: the content type, the cap,
  * UTF-8, and JSON whose numbers keep their literals. Failures are ApiErrors.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
-import { isSafeNumber, parse } from 'lossless-json'
-import { InexactNumber } from './contract.js'
 import { ApiError } from './errors.js'
 import { header, type CoreRequest } from './http.js'
+import { readJson } from './json.js'
 
 /** Default cap on request bodies: far above any real NewPet, far below anything harmful. */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024
@@ -35,20 +34,18 @@ export function readJsonBody(
   if (request.truncated === true || bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    // The byte-order mark stays in the text: readJson skips one, for bodies as for files.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
     throw new ApiError('invalid_body', 'body must be UTF-8 encoded JSON')
   }
   onText(text)
-  if (text.trim() === '') throw new ApiError('invalid_body', `body is required: ${emptyHint}`)
-  try {
-    // lossless-json rather than JSON.parse: it hands over each number's literal, so one
-    // that a JavaScript number would round (1.00000000000000001) stays recognisable.
-    return parse(text, null, (literal) => (isSafeNumber(literal) ? Number(literal) : new InexactNumber(literal)))
-  } catch (error) {
-    const detail = error instanceof SyntaxError ? `: ${error.message}` : ''
-    throw new ApiError('invalid_body', `body is not valid JSON${detail}`)
-  }
+  if (text.replace(/^\uFEFF/, '').trim() === '') throw new ApiError('invalid_body', `body is required: ${emptyHint}`)
+  // The one JSON reader: numbers keep their literals (1.00000000000000001 is not 1), duplicate
+  // keys are refused, and nesting has a limit.
+  const read = readJson(text, 'body')
+  if (!read.ok) throw new ApiError('invalid_body', read.problems.join('; '))
+  return read.value
 }
 
 export function tooLarge(maxBytes: number): ApiError {

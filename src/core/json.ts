@@ -16,7 +16,7 @@
  * Line and column numbers in messages start at 1, count characters (a surrogate pair is one)
  * and do not count the byte-order mark.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { InexactNumber } from './contract.js'
 
@@ -93,11 +93,8 @@ const SHARED_SLICE_LENGTH = 13
 /** An integer literal of at most 15 characters has at most 15 digits: a number always holds it exactly. */
 const ALWAYS_EXACT_LENGTH = 15
 
-/**
- * Keys read lately, by a hash of their length and ends. Only keys shorter than
- * SHARED_SLICE_LENGTH go in, as those are copies: the cache never keeps a text alive.
- */
-const KEYS: (string | undefined)[] = new Array<string | undefined>(256).fill(undefined)
+/** Texts this long read their keys through a small table (see keys); shorter ones just slice them. */
+const KEY_TABLE_FROM_LENGTH = 4096
 
 type JsonObject = Record<string, unknown>
 type Container = unknown[] | JsonObject
@@ -129,12 +126,20 @@ class Reader {
   /** The containers that hold the one being read, outermost first, and for each object the key being read. */
   private readonly parents: Container[] = []
   private readonly parentKeys: string[] = []
+  /**
+   * Keys read lately, by a hash of their length and ends: a state document repeats the same few
+   * keys 100,000 times, and reusing one string beats slicing a new one. Only keys shorter than
+   * SHARED_SLICE_LENGTH go in, as those are copies: the table never keeps a text alive. One per
+   * reading, so nothing is shared between requests or sandboxes.
+   */
+  private readonly keys: (string | undefined)[] | undefined
 
   constructor(
     readonly text: string,
     start: number,
   ) {
     this.pos = start
+    this.keys = text.length >= KEY_TABLE_FROM_LENGTH ? new Array<string | undefined>(256).fill(undefined) : undefined
   }
 
   /** Skips whitespace, and gives the code of the character there: NaN at the end of the text. */
@@ -162,6 +167,7 @@ class Reader {
       let value: unknown
       if (code === OPEN_BRACE || code === OPEN_BRACKET) {
         if (container !== undefined) {
+          // The container being read is level parents.length + 1; this one would be the next.
           if (parents.length + 1 === MAX_JSON_DEPTH) throw new TooDeep()
           parents.push(container)
           parentKeys.push(key)
@@ -243,11 +249,13 @@ class Reader {
     const length = end - start
     if (length >= SHARED_SLICE_LENGTH) return this.readString()
     this.pos = end + 1
-    const slot = (length * 7 + text.charCodeAt(start) + text.charCodeAt(end - 1) * 3) & (KEYS.length - 1)
-    const known = KEYS[slot]
+    const keys = this.keys
+    if (keys === undefined) return text.slice(start, end)
+    const slot = (length * 7 + text.charCodeAt(start) + text.charCodeAt(end - 1) * 3) & (keys.length - 1)
+    const known = keys[slot]
     if (known !== undefined && known.length === length && text.startsWith(known, start)) return known
     const key = text.slice(start, end)
-    KEYS[slot] = key
+    keys[slot] = key
     return key
   }
 

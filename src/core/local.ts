@@ -5,7 +5,7 @@
  * host-validation-middleware implements it): local names and every IP literal pass; other names
  * only when allowed, a leading dot allowing a domain and its subdomains.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 
 const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/

@@ -4,7 +4,7 @@
  * conditions, says which errors the pipeline can answer), schemas from zod's JSON Schema output.
  * `npm run openapi` writes it to openapi.json.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { z } from 'zod'
 import { adminRoutes } from './admin.js'

@@ -4,7 +4,7 @@
  * reset never copies the seed. Measured on @msw/data 1.1.7 alone: 100k records took 1 s to
  * create, 98 MB, and 35 ms per lookup by id (every query is a scan).
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { PET_STATUSES, type Pet, type PetStatus } from './contract.js'
 

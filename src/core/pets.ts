@@ -2,7 +2,7 @@
  * The API's rows of the route table: listPets, createPet and the deprecated getPet as plain
  * functions over the tenant's store, and the areas the interface names without showing (501).
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { z } from 'zod'
 import { checkListPetsQuery, checkNewPet, checkPetId, ListPetsQuerySchema, PetIdSchema } from './contract.js'

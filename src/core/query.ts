@@ -1,7 +1,7 @@
 /**
  * Query parameters read as single strings: what the list operations and the journal route take.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
 

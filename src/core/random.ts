@@ -2,7 +2,7 @@
  * Seeded randomness (pure-rand's xoroshiro128+), so runs with the same --random-seed repeat:
  * the same random delays and the same simulated failures, in the same order.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { unsafeUniformIntDistribution, xoroshiro128plus } from 'pure-rand'
 

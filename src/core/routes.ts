@@ -4,7 +4,7 @@
  * body cap, simulated conditions, headers) and what the OpenAPI document says of it. Dispatch,
  * `Allow`, the 404/405/501 answers, the OpenAPI document and the CORS headers all read these rows.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { z } from 'zod'
 import type { ErrorCode } from './errors.js'

@@ -3,7 +3,7 @@
  * adapter calls. Each call owns its data, so two sandboxes (two test files, two workers) never
  * see each other's pets. Platform-free: nothing here knows msw, Node or a browser.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { adminRoutes } from './admin.js'
 import type { SandboxHealth } from './admin-contract.js'

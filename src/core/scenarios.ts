@@ -3,7 +3,7 @@
  * number of calls or until cleared; and the same per request through `Prefer` (RFC 7240),
  * as Prism users know it. Browser-safe, and owned by one sandbox.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { z } from 'zod'
 import type { Scenario } from './admin-contract.js'

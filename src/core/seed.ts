@@ -2,7 +2,7 @@
  * The seed: the bundled fixtures and the checks any other fixtures must pass.
  * Browser-safe: the JSON is imported, never read from disk here.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import bundledPets from '../../fixtures/pets.json' with { type: 'json' }
 import { checkPet, type Pet } from './contract.js'
@@ -22,23 +22,26 @@ export function parseSeed(input: unknown, source = 'fixtures'): readonly Pet[] {
       `Invalid ${source}: expected a JSON array of pets, got ${input === null ? 'null' : typeof input}`,
     )
   }
+  // Every bad entry is reported at once, so a file is fixed in one go.
   const seen = new Map<number, number>()
-  return Object.freeze(
-    input.map((entry: unknown, index) => {
-      const checked = checkPet(entry)
-      if (!checked.ok) {
-        throw new FixtureError(`Invalid ${source}: entry ${index}${describeId(entry)}: ${checked.problems.join('; ')}`)
-      }
-      const earlier = seen.get(checked.value.id)
-      if (earlier !== undefined) {
-        throw new FixtureError(
-          `Invalid ${source}: entry ${index}: id ${checked.value.id} is already used by entry ${earlier}`,
-        )
-      }
-      seen.set(checked.value.id, index)
-      return Object.freeze(checked.value)
-    }),
-  )
+  const problems: string[] = []
+  const pets: Pet[] = []
+  input.forEach((entry: unknown, index) => {
+    const checked = checkPet(entry)
+    if (!checked.ok) {
+      problems.push(`entry ${index}${describeId(entry)}: ${checked.problems.join('; ')}`)
+      return
+    }
+    const earlier = seen.get(checked.value.id)
+    if (earlier !== undefined) {
+      problems.push(`entry ${index}: id ${checked.value.id} is already used by entry ${earlier}`)
+      return
+    }
+    seen.set(checked.value.id, index)
+    pets.push(Object.freeze(checked.value))
+  })
+  if (problems.length > 0) throw new FixtureError(`Invalid ${source}: ${problems.join('; ')}`)
+  return Object.freeze(pets)
 }
 
 function describeId(entry: unknown): string {

@@ -4,7 +4,7 @@
  * under `/__sandbox/docs`. The asset bytes come from the host (the Node server reads the files
  * it ships); the rules of who may read them are the admin routes'.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
 import type { CoreResponse } from './http.js'

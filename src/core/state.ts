@@ -3,7 +3,7 @@
  * out, health). The admin routes and the sandbox's methods both call these, so the two cannot
  * drift apart.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Clock } from './clock.js'
 import type { Delays } from './delays.js'

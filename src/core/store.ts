@@ -6,7 +6,7 @@
  * Synchronous on purpose: a create takes its id and lands in one step, so parallel requests
  * never share an id, and the HTTP path pays for no promise it does not need.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import {
   checkNewPet,

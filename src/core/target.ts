@@ -3,7 +3,7 @@
  * decode `%2e`, which is how `/v1/%2e%2e/__sandbox/reset` once reached the admin routes: here
  * the path is only split from its query, never decoded or normalised.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 
 export interface Target {

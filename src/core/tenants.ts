@@ -5,7 +5,7 @@
  * key's included); past the cap the least recently used one with no request in flight is
  * evicted, and that key starts again from the seed.
  *
- * May import: other core files, zod, lossless-json, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Pet } from './contract.js'
 import { indexPets, type PetIndex } from './pet-index.js'

@@ -183,12 +183,12 @@ export const cases: Case[] = [
   post(
     'a categoryId of 2^53 is refused',
     '{"name":"Rex","categoryId":9007199254740992}',
-    'categoryId must be an integer from -9007199254740991 to 9007199254740991, got 9007199254740992',
+    'categoryId must be at most 9007199254740991, got 9007199254740992',
   ),
   post(
     'a categoryId of -2^53 is refused',
     '{"name":"Rex","categoryId":-9007199254740992}',
-    'categoryId must be an integer from -9007199254740991 to 9007199254740991, got -9007199254740992',
+    'categoryId must be at least -9007199254740991, got -9007199254740992',
   ),
   post(
     'a categoryId of 1e400 is refused',
@@ -209,7 +209,22 @@ export const cases: Case[] = [
   post(
     'a body with a duplicated key is refused',
     '{"name":"Rex","name":"Max","categoryId":1}',
-    'body is not valid JSON',
+    'body has the key "name" twice (at name)',
+  ),
+  post(
+    'a body with a key repeated with an equal value is refused too',
+    '{"name":"Rex","name":"Rex","categoryId":1}',
+    'body has the key "name" twice (at name)',
+  ),
+  post(
+    'a body nested 5,000 deep is called nested too deeply, not invalid',
+    `{"name":"Rex","categoryId":1,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    'body is nested too deeply: more than 100 levels of arrays and objects',
+  ),
+  post(
+    'every duplicated key is reported at once',
+    '{"name":"Rex","name":"Max","categoryId":1,"categoryId":2}',
+    'body has the key "name" twice (at name); body has the key "categoryId" twice (at categoryId)',
   ),
   post('a body that is a huge number is refused', '1e400', 'body must be a JSON object, got a number'),
   post(

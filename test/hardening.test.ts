@@ -1,0 +1,448 @@
+/**
+ * What a web page, a hostile request or a shutdown must not break: the Host allowlist, CORS for
+ * local origins, tenants and their caps, the id space, and every refusal as a JSON Error.
+ */
+import { getResponse } from 'msw'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createSandbox } from '../src/index.js'
+import { startServer, type RunningServer } from '../src/server.js'
+import { checkedFetch } from './support/openapi-check.js'
+import { rawRequest } from './support/raw-http.js'
+
+const KEY = 'petstore-sandbox-key'
+const AUTH = { Authorization: `Bearer ${KEY}` }
+const JSON_TYPE = { 'Content-Type': 'application/json' }
+const raw = (server: RunningServer, lines: string[], body = '') =>
+  rawRequest(server.url, `${lines.join('\r\n')}\r\nConnection: close\r\n\r\n${body}`)
+
+describe('the Host allowlist', () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    server = await startServer({ port: 0, allowedHosts: ['mybox.lan', '.corp.example'] })
+  })
+  afterAll(() => server.close())
+
+  it.each([
+    'localhost',
+    'localhost:3210',
+    'app.localhost:3210',
+    '127.0.0.1',
+    '127.9.9.9:80',
+    '[::1]:3210',
+    '10.0.0.7:3210',
+    '[fe80::1]',
+  ])('answers Host %s: local names and IP literals need no flag', async (host) => {
+    const answer = await raw(server, ['GET /v1/pets?limit=1 HTTP/1.1', `Host: ${host}`, `Authorization: Bearer ${KEY}`])
+    expect(answer.status).toBe(200)
+  })
+
+  it.each(['mybox.lan:3210', 'MyBox.LAN', 'corp.example', 'api.corp.example:8080'])(
+    'answers Host %s, allowed with --allowed-host',
+    async (host) => {
+      const answer = await raw(server, [
+        'GET /v1/pets?limit=1 HTTP/1.1',
+        `Host: ${host}`,
+        `Authorization: Bearer ${KEY}`,
+      ])
+      expect(answer.status).toBe(200)
+    },
+  )
+
+  it.each(['evil.test', 'rebind.example:3210', 'mybox.lan.evil.test', 'xcorp.example', 'localhost.evil.test'])(
+    'refuses Host %s with a JSON 403 naming the flag, on the API and the admin routes alike, changing nothing',
+    async (host) => {
+      await server.sandbox.pets.create({ name: 'Stays', categoryId: 1 })
+      for (const line of ['POST /__sandbox/reset HTTP/1.1', 'GET / HTTP/1.1', 'GET /v1/pets HTTP/1.1']) {
+        const answer = await raw(server, [
+          line,
+          `Host: ${host}`,
+          `Authorization: Bearer ${KEY}`,
+          `Origin: http://${host}`,
+        ])
+        expect(answer.status, line).toBe(403)
+        expect(answer.head).toMatch(/^Content-Type: application\/json/im)
+        const body = JSON.parse(answer.body) as { code: string; message: string; status: number }
+        expect(body).toMatchObject({ code: 'forbidden', status: 403 })
+        expect(body.message).toContain('--allowed-host')
+        expect(answer.body).not.toContain(KEY)
+      }
+      expect(await server.sandbox.pets.count()).toBe(33)
+      await server.sandbox.reset()
+    },
+  )
+
+  it('lets an HTTP/1.0 request without Host through (a load balancer health check)', async () => {
+    const answer = await raw(server, ['GET /__sandbox/health HTTP/1.0'])
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 'ok' })
+  })
+
+  it('answers an HTTP/1.1 request without Host with a JSON 400', async () => {
+    const answer = await raw(server, ['GET /v1/pets HTTP/1.1', `Authorization: Bearer ${KEY}`])
+    expect(answer.status).toBe(400)
+    expect(JSON.parse(answer.body)).toEqual({
+      code: 'bad_request',
+      message: 'An HTTP/1.1 request must carry a Host header (RFC 9112)',
+      status: 400,
+    })
+  })
+
+  it('turns the check off with all', async () => {
+    const open = await startServer({ port: 0, allowedHosts: 'all' })
+    try {
+      const answer = await raw(open, [
+        'GET /v1/pets?limit=1 HTTP/1.1',
+        'Host: anything.example',
+        `Authorization: Bearer ${KEY}`,
+      ])
+      expect(answer.status).toBe(200)
+    } finally {
+      await open.close()
+    }
+  })
+})
+
+describe('CORS', () => {
+  let server: RunningServer
+  let widened: RunningServer
+  beforeAll(async () => {
+    server = await startServer({ port: 0 })
+    widened = await startServer({ port: 0, corsOrigins: ['https://app.example.com'] })
+  })
+  afterAll(async () => {
+    await server.close()
+    await widened.close()
+  })
+
+  const get = (target: RunningServer, path: string, origin: string) =>
+    checkedFetch(`${target.url}${path}`, { headers: { ...AUTH, Origin: origin } })
+
+  it.each(['http://localhost:5173', 'http://127.0.0.1:8080', 'http://app.localhost:3000', 'http://[::1]:4200'])(
+    'answers the API, the admin routes and the page to %s, a local origin, with no flag',
+    async (origin) => {
+      for (const path of ['/v1/pets?limit=1', '/__sandbox/health', '/openapi.json']) {
+        const response = await get(server, path, origin)
+        expect(response.status, path).toBe(200)
+        expect(response.headers.get('access-control-allow-origin'), path).toBe(origin)
+      }
+    },
+  )
+
+  it('grants no CORS to another site by default', async () => {
+    for (const path of ['/v1/pets?limit=1', '/__sandbox/health', '/']) {
+      const response = await get(server, path, 'https://evil.example')
+      expect(response.headers.get('access-control-allow-origin'), path).toBeNull()
+    }
+  })
+
+  it('refuses a preflight from another site with 403', async () => {
+    const response = await fetch(`${server.apiUrl}/pets`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    })
+    expect(response.status).toBe(403)
+    expect(response.headers.get('access-control-allow-origin')).toBeNull()
+    expect(((await response.json()) as { message: string }).message).toContain('--cors-origin')
+  })
+
+  it('widens the API, and only the API, to the origins given with --cors-origin', async () => {
+    const api = await get(widened, '/v1/pets?limit=1', 'https://app.example.com')
+    expect(api.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    const preflight = await fetch(`${widened.apiUrl}/pets`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'POST' },
+    })
+    expect(preflight.status).toBe(204)
+    for (const path of ['/', '/openapi.json', '/__sandbox/health']) {
+      const response = await get(widened, path, 'https://app.example.com')
+      expect(response.headers.get('access-control-allow-origin'), path).toBeNull()
+    }
+  })
+
+  it('keeps the admin routes local even with --cors-origin *', async () => {
+    const any = await startServer({ port: 0, corsOrigins: ['*'] })
+    try {
+      expect((await get(any, '/v1/pets?limit=1', 'https://x.example')).headers.get('access-control-allow-origin')).toBe(
+        'https://x.example',
+      )
+      const reset = await fetch(`${any.url}/__sandbox/reset`, {
+        method: 'POST',
+        headers: { Origin: 'https://x.example' },
+      })
+      expect(reset.status).toBe(403)
+      expect((await get(any, '/', 'https://x.example')).headers.get('access-control-allow-origin')).toBeNull()
+    } finally {
+      await any.close()
+    }
+  })
+})
+
+describe('refusals are JSON Errors', () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    server = await startServer({ port: 0 })
+  })
+  afterAll(() => server.close())
+  beforeEach(() => server.sandbox.reset())
+
+  it('answers a 20 KB request target with 414, not 431', async () => {
+    const answer = await raw(server, [
+      `GET /v1/pets?x=${'a'.repeat(20_000)} HTTP/1.1`,
+      'Host: localhost',
+      `Authorization: Bearer ${KEY}`,
+    ])
+    expect(answer.status).toBe(414)
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'uri_too_long', status: 414 })
+  })
+
+  it('answers a 9 KB request target, which Node parses, with 414 from the core', async () => {
+    const answer = await raw(server, [
+      `GET /v1/pets?x=${'a'.repeat(9_000)} HTTP/1.1`,
+      'Host: localhost',
+      `Authorization: Bearer ${KEY}`,
+    ])
+    expect(answer.status).toBe(414)
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'uri_too_long', status: 414 })
+  })
+
+  it('still answers oversized headers with 431', async () => {
+    const answer = await raw(server, ['GET /v1/pets HTTP/1.1', 'Host: localhost', `X-Big: ${'x'.repeat(20_000)}`])
+    expect(answer.status).toBe(431)
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'headers_too_large', status: 431 })
+  })
+
+  it('never quotes a credential sent without a scheme', async () => {
+    const response = await checkedFetch(`${server.apiUrl}/pets`, { headers: { Authorization: 'my-secret-key-123' } })
+    expect(response.status).toBe(401)
+    expect(await response.text()).not.toContain('my-secret-key-123')
+    const journal = await (await fetch(`${server.url}/__sandbox/requests`)).text()
+    expect(journal).not.toContain('my-secret-key-123')
+  })
+
+  it('applies a preference given twice once, and says so once', async () => {
+    const response = await checkedFetch(`${server.apiUrl}/pets?limit=1`, {
+      headers: [
+        ['Authorization', `Bearer ${KEY}`],
+        ['Prefer', 'delay=10'],
+        ['Prefer', 'delay=20'],
+      ],
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('preference-applied')).toBe('delay=10')
+  })
+
+  it('answers Prefer: code=418 on createPet with a 400 the document declares, storing nothing', async () => {
+    const response = await checkedFetch(`${server.apiUrl}/pets`, {
+      method: 'POST',
+      headers: { ...AUTH, ...JSON_TYPE, Prefer: 'code=418' },
+      body: '{"name":"Rex","categoryId":1}',
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringContaining('code=418') as unknown,
+    })
+    expect(await server.sandbox.pets.count()).toBe(32)
+  })
+
+  it('quotes a limit as sent, not as a rounded number', async () => {
+    const response = await checkedFetch(`${server.apiUrl}/pets?limit=9007199254740993`, { headers: AUTH })
+    expect(response.status).toBe(400)
+    const { message } = (await response.json()) as { message: string }
+    expect(message).toContain('9007199254740993')
+    expect(message).not.toContain('9007199254740992')
+  })
+
+  it('tells an empty body to an admin route what that route takes', async () => {
+    const response = await checkedFetch(`${server.url}/__sandbox/scenarios`, {
+      method: 'POST',
+      headers: JSON_TYPE,
+      body: '',
+    })
+    expect(response.status).toBe(400)
+    const { message } = (await response.json()) as { message: string }
+    expect(message).toContain('scenario')
+    expect(message).not.toContain('categoryId')
+  })
+
+  it('logs a client gone mid-body as one line with no stack, and keeps serving', async () => {
+    const warnings: unknown[][] = []
+    const errors: unknown[][] = []
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(args))
+    const error = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args))
+    try {
+      const { connect } = await import('node:net')
+      const { port } = new URL(server.url)
+      const socket = connect(Number(port), '127.0.0.1')
+      await new Promise((resolve) => socket.once('connect', resolve))
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+      )
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      socket.destroy()
+      await vi.waitFor(() => {
+        expect(warnings).toHaveLength(1)
+      })
+      expect(warnings[0]).toHaveLength(1)
+      expect(String(warnings[0]?.[0])).toMatch(/^petstore-sandbox: POST \/v1\/pets: the client closed the connection/)
+      expect(errors).toHaveLength(0)
+      expect((await fetch(`${server.apiUrl}/pets?limit=1`, { headers: AUTH })).status).toBe(200)
+    } finally {
+      warn.mockRestore()
+      error.mockRestore()
+    }
+  })
+})
+
+describe('tenants', () => {
+  it('are made only by reading or writing pets, not by 404s or reading scenarios', async () => {
+    const server = await startServer({ port: 0, isolate: true })
+    try {
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          fetch(`${server.apiUrl}/nothing`, { headers: { Authorization: `Bearer drive-by-${i}` } }).then(
+            (r) => r.status,
+          ),
+        ),
+      ).then((statuses) => {
+        expect(new Set(statuses)).toEqual(new Set([404]))
+      })
+      await fetch(`${server.url}/__sandbox/scenarios`, { headers: { Authorization: 'Bearer reader' } })
+      await fetch(`${server.url}/__sandbox/state`, { headers: { Authorization: 'Bearer exporter' } })
+      expect((await server.sandbox.health()).tenants).toBe(1)
+      await fetch(`${server.apiUrl}/pets`, { headers: { Authorization: 'Bearer worker-1' } })
+      expect((await server.sandbox.health()).tenants).toBe(2)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('evict the least recently used past the cap, with a notice and a count in health', async () => {
+    const notices: string[] = []
+    const warn = vi.spyOn(console, 'warn').mockImplementation((line: unknown) => void notices.push(String(line)))
+    const sandbox = createSandbox({ isolate: true, maxTenants: 3 })
+    try {
+      for (const key of ['one-key', 'two-key', 'three-key'])
+        await send(sandbox, key, 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
+      expect((await sandbox.health()).tenants).toBe(3)
+      expect(notices).toHaveLength(1)
+      expect(notices[0]).toMatch(/^petstore-sandbox: evicted the data of key on\*+ \(7 characters\)/)
+      expect(notices[0]).not.toContain('one-key')
+      expect(await sandbox.health()).toMatchObject({ tenants: 3, evictions: 1 })
+      // An evicted key starts again from the seed.
+      expect((await send(sandbox, 'one-key', 'GET', '/v1/pets/33')).status).toBe(404)
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('are never evicted with a request in flight: ids never repeat', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    const sandbox = createSandbox({ isolate: true, maxTenants: 2 })
+    try {
+      const first = await send(sandbox, 'slow-key', 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
+      expect(((await first.json()) as { id: number }).id).toBe(33)
+      const slow = send(sandbox, 'slow-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=300' })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      // Two more keys arrive while slow-key's request waits: the default key stays, so one must go.
+      await send(sandbox, 'other-1', 'GET', '/v1/pets')
+      await send(sandbox, 'other-2', 'GET', '/v1/pets')
+      expect((await slow).status).toBe(200)
+      const next = await send(sandbox, 'slow-key', 'POST', '/v1/pets', '{"name":"B","categoryId":1}')
+      expect(((await next.json()) as { id: number }).id).toBe(34)
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('hold at most maxCreatedPets pets created since a reset: then 507', async () => {
+    const sandbox = createSandbox({ maxCreatedPets: 2 })
+    for (const id of [33, 34]) {
+      const response = await send(sandbox, KEY, 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
+      expect(((await response.json()) as { id: number }).id).toBe(id)
+    }
+    const refused = await send(sandbox, KEY, 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
+    expect(refused.status).toBe(507)
+    expect(await refused.json()).toMatchObject({ code: 'insufficient_storage', status: 507 })
+    expect(await sandbox.pets.count()).toBe(34)
+    await sandbox.reset()
+    expect((await send(sandbox, KEY, 'POST', '/v1/pets', '{"name":"A","categoryId":1}')).status).toBe(201)
+  })
+})
+
+describe('the id space', () => {
+  it('runs out with 507 and no stack, and the exhausted state exports and imports back', async () => {
+    const errors = vi.spyOn(console, 'error')
+    const server = await startServer({ port: 0 })
+    try {
+      const put = await fetch(`${server.url}/__sandbox/state`, {
+        method: 'PUT',
+        headers: JSON_TYPE,
+        body: `{"pets":[],"nextId":${Number.MAX_SAFE_INTEGER}}`,
+      })
+      expect(put.status).toBe(204)
+      const create = () =>
+        checkedFetch(`${server.apiUrl}/pets`, {
+          method: 'POST',
+          headers: { ...AUTH, ...JSON_TYPE },
+          body: '{"name":"Last","categoryId":1}',
+        })
+      const last = await create()
+      expect(last.status).toBe(201)
+      expect(((await last.json()) as { id: number }).id).toBe(Number.MAX_SAFE_INTEGER)
+      const none = await create()
+      expect(none.status).toBe(507)
+      expect(await none.json()).toMatchObject({ code: 'insufficient_storage', status: 507 })
+      const exported = await (await fetch(`${server.url}/__sandbox/state`)).text()
+      expect(exported).toContain(`"nextId":${Number.MAX_SAFE_INTEGER + 1}`)
+      const back = await fetch(`${server.url}/__sandbox/state`, { method: 'PUT', headers: JSON_TYPE, body: exported })
+      expect(back.status).toBe(204)
+      expect((await create()).status).toBe(507)
+      expect(errors).not.toHaveBeenCalled()
+    } finally {
+      errors.mockRestore()
+      await server.close()
+    }
+  })
+})
+
+describe('in-process admin failures', () => {
+  it('answer an Error body, never msw’s default 500 with a stack', async () => {
+    const sandbox = createSandbox()
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    Object.assign(sandbox.scenarios, {
+      list: () => {
+        throw new Error('disk on fire')
+      },
+    })
+    try {
+      const response = await getResponse([...sandbox.adminHandlers], new Request('https://a.test/__sandbox/scenarios'))
+      expect(response?.status).toBe(500)
+      expect(await response?.json()).toEqual({
+        code: 'internal_error',
+        message: 'The sandbox failed to handle this request; see its log',
+        status: 500,
+      })
+    } finally {
+      error.mockRestore()
+    }
+  })
+})
+
+async function send(
+  sandbox: ReturnType<typeof createSandbox>,
+  key: string,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const request = new Request(`https://petstore.test${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body !== undefined && JSON_TYPE), ...headers },
+    ...(body !== undefined && { body }),
+  })
+  const response = await getResponse([...sandbox.handlers], request)
+  if (response === undefined) throw new Error(`nothing answered ${method} ${path}`)
+  return response
+}
