@@ -26,8 +26,7 @@ describe('the layout', () => {
     for (const { file, text } of sourcesIn('core')) {
       for (const specifier of importsOf(text)) {
         expect(specifier, file).not.toMatch(/^(?:msw|express|node:)|\/(?:msw|node)\//)
-        if (!specifier.startsWith('.'))
-          expect(['zod', 'pure-rand', '@faker-js/faker'], file).toContain(specifier)
+        if (!specifier.startsWith('.')) expect(['zod', 'pure-rand', '@faker-js/faker'], file).toContain(specifier)
       }
     }
   })

@@ -56,6 +56,85 @@ describe('the petstore-sandbox command', () => {
     expect(cli.stdout()).toContain('Stopped (SIGINT).')
   })
 
+  describe('stopping', () => {
+    const delayed = (apiUrl: string, ms: number) =>
+      fetch(`${apiUrl}/pets?limit=1`, {
+        headers: { Authorization: 'Bearer petstore-sandbox-key', Prefer: `delay=${ms}` },
+      })
+
+    it('lets a request in flight finish on SIGTERM, then exits 0', async () => {
+      const { cli, apiUrl } = await start(['--port', '0', '--quiet'])
+      const answer = delayed(apiUrl, 600)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      cli.child.kill('SIGTERM')
+      await waitFor(cli, /Stopping \(SIGTERM\): letting 1 request in flight finish, for up to 5000 ms/)
+      const response = await answer
+      expect(response.status).toBe(200)
+      expect(((await response.json()) as unknown[]).length).toBe(1)
+      expect(await cli.exited).toBe(0)
+      expect(cli.stdout()).toContain('Stopped (SIGTERM).')
+    })
+
+    it('cuts what is left after --shutdown-timeout, and still exits 0', async () => {
+      const { cli, apiUrl } = await start(['--port', '0', '--quiet', '--shutdown-timeout', '200'])
+      const answer = delayed(apiUrl, 30_000).then(
+        (response) => response.status,
+        () => 'cut',
+      )
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      cli.child.kill('SIGINT')
+      expect(await cli.exited).toBe(0)
+      expect(await answer).toBe('cut')
+    })
+
+    it.each([
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const)('exits at once with %s given twice: code %i', async (signal, code) => {
+      const { cli, apiUrl } = await start(['--port', '0', '--quiet', '--shutdown-timeout', '60000'])
+      void delayed(apiUrl, 30_000).catch(() => undefined)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      cli.child.kill(signal)
+      await waitFor(cli, /Stopping/)
+      cli.child.kill(signal)
+      expect(await cli.exited).toBe(code)
+    })
+  })
+
+  describe('environment variables', () => {
+    it('takes keys, allowed hosts, CORS origins and quiet from the environment', async () => {
+      const { cli, apiUrl } = await start(['--port', '0'], {
+        PETSTORE_API_KEYS: 'alpha, beta',
+        PETSTORE_ALLOWED_HOSTS: 'mybox.lan',
+        PETSTORE_CORS_ORIGINS: 'https://app.example.com',
+        PETSTORE_QUIET: '1',
+      })
+      expect(cli.stdout()).toContain('API keys: alpha, beta')
+      const { port } = new URL(apiUrl)
+      const { rawRequest } = await import('./support/raw-http.js')
+      const viaName = await rawRequest(
+        apiUrl,
+        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: mybox.lan:${port}\r\nAuthorization: Bearer beta\r\nConnection: close\r\n\r\n`,
+      )
+      expect(viaName.status).toBe(200)
+      const cors = await fetch(`${apiUrl}/pets?limit=1`, {
+        headers: { Authorization: 'Bearer alpha', Origin: 'https://app.example.com' },
+      })
+      expect(cors.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+      cli.child.kill('SIGTERM')
+      await cli.exited
+      expect(cli.stdout()).not.toMatch(/^GET /m)
+    })
+
+    it('lets the command line win over the environment', async () => {
+      const { apiUrl } = await start(['--port', '0', '--api-key', 'gamma'], { PETSTORE_API_KEYS: 'alpha' })
+      const status = async (key: string) =>
+        (await fetch(`${apiUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } })).status
+      expect(await status('gamma')).toBe(200)
+      expect(await status('alpha')).toBe(401)
+    })
+  })
+
   it('logs no request lines with --quiet', async () => {
     const { cli, apiUrl } = await start(['--port', '0', '--quiet'])
     await checkedFetch(`${apiUrl}/pets`)

@@ -49,9 +49,11 @@ export function createCorsPolicy(routes: readonly Route[], corsOrigins: readonly
     allows,
     answer(request, area) {
       const origin = header(request.headers, 'origin')
-      return origin === undefined || !allows(origin, area)
-        ? undefined
-        : { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': exposeHeaders }
+      if (origin === undefined) return undefined
+      // Vary either way: the same URL answers other origins differently.
+      return allows(origin, area)
+        ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': exposeHeaders }
+        : { Vary: 'Origin' }
     },
     preflight(request, route) {
       const origin = header(request.headers, 'origin')
