@@ -406,6 +406,26 @@ describe('the id space', () => {
   })
 })
 
+describe('close()', () => {
+  it('stops accepting, lets a delayed request in flight finish, then resolves', async () => {
+    const server = await startServer({ port: 0 })
+    const answer = fetch(`${server.apiUrl}/pets/1`, { headers: { ...AUTH, Prefer: 'delay=400' } })
+    await vi.waitFor(() => {
+      expect(server.inFlight()).toBe(1)
+    })
+    const closed = server.close()
+    expect(server.close()).toBe(closed)
+    // Not accepting any more: a new connection is refused while the old request still runs.
+    await expect(fetch(`${server.apiUrl}/pets/1`, { headers: { ...AUTH, Connection: 'close' } })).rejects.toThrow()
+    const response = await answer
+    expect(response.status).toBe(200)
+    expect(response.headers.get('connection')).toBe('close')
+    expect(await response.json()).toMatchObject({ id: 1 })
+    await closed
+    expect(server.inFlight()).toBe(0)
+  })
+})
+
 describe('in-process admin failures', () => {
   it('answer an Error body, never msw’s default 500 with a stack', async () => {
     const sandbox = createSandbox()

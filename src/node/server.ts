@@ -92,7 +92,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Host is the core's to judge (a JSON 400 on HTTP/1.1 without it, HTTP/1.0 let through), not Node's.
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     flight.begin(response)
-    serve(sandbox, request, response, log, flight.closing()).catch((error: unknown) => {
+    serve(sandbox, request, response, log, flight.closing).catch((error: unknown) => {
       failed(request, response, error)
     })
   })
@@ -174,7 +174,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
   log: ((line: string) => void) | undefined,
-  closing: boolean,
+  closing: () => boolean,
 ): Promise<void> {
   const started = log === undefined ? 0 : performance.now()
   const { headers } = request
@@ -184,7 +184,8 @@ async function serve(
       ? { body: null, truncated: false }
       : await readBody(request, sandbox.bodyLimit(request.method ?? 'GET', request.url ?? '/'))
   const answer = await sandbox.handle(coreRequest(request, read.body, read.truncated))
-  write(response, answer, read.truncated || closing || response.destroyed)
+  // Closing: the answer says so, so the client opens no new request on this connection.
+  write(response, answer, read.truncated || closing())
   log?.(`${request.method ?? ''} ${request.url ?? ''} ${answer.status} ${(performance.now() - started).toFixed(1)} ms`)
 }
 
