@@ -323,6 +323,7 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
           mode: 'shared',
           tenants: 1,
           evictions: 0,
+          dashboard: '/__sandbox/',
         })
       })
     })
@@ -745,7 +746,10 @@ describe('in-process options', () => {
     expect(() => createSandbox({ generate: -1 })).toThrow('generate must be a whole number, got -1')
     expect(() => createSandbox({ generate: 1.5 })).toThrow('generate must be a whole number, got 1.5')
     expect(() => createSandbox({ isolate: true, maxTenants: Number.NaN })).toThrow(
-      'maxTenants must be a positive integer',
+      'maxTenants must be an integer of at least 2',
+    )
+    expect(() => createSandbox({ isolate: true, maxTenants: 1 })).toThrow(
+      'maxTenants must be an integer of at least 2, got 1',
     )
   })
 

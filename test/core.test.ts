@@ -14,8 +14,10 @@ const request = (method: string, target: string, init: Partial<CoreRequest> = {}
   body: null,
   ...init,
 })
-const bodyOf = (response: CoreResponse): unknown =>
-  JSON.parse(typeof response.body === 'string' ? response.body : new TextDecoder().decode(response.body ?? undefined))
+const bodyOf = (response: CoreResponse): unknown => {
+  if (typeof response.body !== 'string') throw new Error('expected a text body')
+  return JSON.parse(response.body)
+}
 const bytes = (text: string) => new TextEncoder().encode(text)
 
 describe('handle(request)', () => {
@@ -121,11 +123,15 @@ describe('the route table', () => {
   it('declares the admin routes in the OpenAPI document under their own tag', () => {
     const admin = Object.entries(openapi.paths).filter(([path]) => path.startsWith('/__sandbox/'))
     expect(admin.map(([path]) => path).sort()).toEqual([
+      '/__sandbox/events',
       '/__sandbox/health',
+      '/__sandbox/pets',
       '/__sandbox/requests',
       '/__sandbox/reset',
       '/__sandbox/scenarios',
       '/__sandbox/state',
+      '/__sandbox/tenants',
+      '/__sandbox/traffic',
     ])
     for (const [, item] of admin) {
       for (const [key, operation] of Object.entries(item)) {

@@ -205,6 +205,29 @@ describe('refusals are JSON Errors', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'uri_too_long', status: 414 })
   })
 
+  it('answers a short target with a long header after it with 431, not 414', async () => {
+    const answer = await raw(server, [
+      `GET /v1/pets?x=${'a'.repeat(8_000)} HTTP/1.1`,
+      'Host: localhost',
+      `X-Big: ${'x'.repeat(9_000)}`,
+    ])
+    expect(answer.status).toBe(431)
+  })
+
+  it('answers headers that overflow in a later packet with 431', async () => {
+    const { connect } = await import('node:net')
+    const { port } = new URL(server.url)
+    const socket = connect(Number(port), '127.0.0.1')
+    let answer = ''
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.write('GET /v1/pets HTTP/1.1\r\nHost: localhost\r\n')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    socket.write(`X-Big: ${'x'.repeat(17_000)}\r\n\r\n`)
+    await new Promise((resolve) => socket.once('close', resolve))
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+  })
+
   it('still answers oversized headers with 431', async () => {
     const answer = await raw(server, ['GET /v1/pets HTTP/1.1', 'Host: localhost', `X-Big: ${'x'.repeat(20_000)}`])
     expect(answer.status).toBe(431)
@@ -350,6 +373,38 @@ describe('tenants', () => {
       expect((await slow).status).toBe(200)
       const next = await send(sandbox, 'slow-key', 'POST', '/v1/pets', '{"name":"B","categoryId":1}')
       expect(((await next.json()) as { id: number }).id).toBe(34)
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('are held through the run-wide --delay too', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    const sandbox = createSandbox({ isolate: true, maxTenants: 2, delay: 200 })
+    try {
+      await send(sandbox, 'key-a', 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
+      const waiting = send(sandbox, 'key-a', 'GET', '/v1/pets/33')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      await send(sandbox, 'key-b', 'GET', '/v1/pets')
+      expect((await waiting).status).toBe(200)
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('come back under the cap once the busy tenants are idle', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    const sandbox = createSandbox({ isolate: true, maxTenants: 2 })
+    try {
+      const slow = send(sandbox, 'busy-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=200' })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      // The default key's tenant and busy-key's are not evictable: new-key passes the cap while it
+      // is answered, and is the idle one evicted as soon as it is done.
+      expect((await send(sandbox, 'new-key', 'GET', '/v1/pets')).status).toBe(200)
+      expect(await sandbox.health()).toMatchObject({ tenants: 2, evictions: 1 })
+      expect((await slow).status).toBe(200)
+      await send(sandbox, 'third-key', 'GET', '/v1/pets')
+      expect(await sandbox.health()).toMatchObject({ tenants: 2, evictions: 2 })
     } finally {
       warn.mockRestore()
     }

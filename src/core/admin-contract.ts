@@ -5,6 +5,7 @@
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { z } from 'zod'
+import { PetSchema } from './contract.js'
 import { OPERATIONS, SCENARIO_STATUSES } from './scenarios.js'
 
 export const JournalEntrySchema = z
@@ -20,6 +21,7 @@ export const JournalEntrySchema = z
     body: z.unknown().meta({ description: 'createPet: the body parsed as JSON, or its text when it is not JSON' }),
     status: z.int(),
     durationMs: z.number(),
+    tenant: z.string().nullable().meta({ description: 'Isolated mode: the key, masked; otherwise null' }),
   })
   .meta({ description: 'One request the API answered' })
 
@@ -40,6 +42,35 @@ export const SandboxHealthSchema = z.object({
   mode: z.enum(['shared', 'isolated']),
   tenants: z.int().min(0),
   evictions: z.int().min(0).meta({ description: 'Tenants evicted (least recently used, past the cap) since start' }),
+  dashboard: z.string().meta({ description: "The dashboard's path on the server" }),
+})
+
+export const TenantSchema = z.object({
+  id: z.string().meta({ description: 'The handle that names the tenant in ?tenant=, never its key' }),
+  label: z.string().meta({ description: '"default", or the key masked' }),
+  pets: z.int().min(0),
+  createdSinceReset: z.int().min(0),
+})
+
+export const PetPageSchema = z.object({
+  total: z.int().min(0).meta({ description: 'Pets matching the filter in the whole store' }),
+  offset: z.int().min(0),
+  limit: z.int().min(1),
+  pets: z.array(PetSchema.extend({ created: z.boolean().meta({ description: 'Created since the last reset' }) })),
+})
+
+export const TrafficSchema = z.object({
+  seconds: z.int(),
+  now: z.int().meta({ description: 'Epoch milliseconds' }),
+  series: z.array(
+    z.object({
+      t: z.int().meta({ description: 'Epoch seconds' }),
+      c2xx: z.int(),
+      c3xx: z.int(),
+      c4xx: z.int(),
+      c5xx: z.int(),
+    }),
+  ),
 })
 
 export type JournalEntry = Readonly<z.infer<typeof JournalEntrySchema>>

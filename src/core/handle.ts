@@ -2,8 +2,8 @@
  * handle(request) -> response: the order of checks, written once for every route.
  *
  *   TRACE/CONNECT -> target length -> target -> (server: Host) -> route table -> (server: preflight) ->
- *     API:   delay -> key -> 404 -> 405 -> tenant held -> scenarios, Prefer, failure rate -> body
- *            -> operation -> tenant released -> journal
+ *     API:   key -> tenant held -> delay -> (401) -> 404 -> 405 -> scenarios, Prefer, failure rate
+ *            -> body -> operation -> tenant released -> journal
  *     admin: (server: Origin) -> 404 -> 405 -> key if sent -> body -> operation
  *     site:  404 -> 405 -> operation
  *   -> (server: CORS, for allowed origins)
@@ -132,15 +132,22 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     let applied: string[] = []
     let response: CoreResponse
     try {
+      // The key is read first so that the tenant is held from here to the answer, every delay
+      // included: a tenant is never evicted mid-request. A refusal still waits out --delay.
+      let refusal: unknown
+      try {
+        key = options.authenticate(header(request.headers, 'authorization'))
+        if (operation?.petData === true) store = state.tenants.acquire(key)
+      } catch (error) {
+        refusal = error
+      }
       const delay = state.traffic.delayMs()
       if (delay > 0) await state.delays.sleep(delay)
-      key = options.authenticate(header(request.headers, 'authorization'))
+      if (refusal !== undefined || key === undefined) throw refusal
       if (match === undefined) {
         throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${endpoints}`)
       }
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
-      // Held from here to the answer, scenario delays included: a tenant is never evicted mid-request.
-      if (operation.petData === true) store = state.tenants.acquire(key)
       if (operation.simulated === true) applied = await simulate(operation.id as OperationId, request, state, key)
       response = await run(operation, { request, target, params: match.params, key, state, store }, seen)
     } catch (error) {
@@ -158,6 +165,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         },
       }
     }
+    state.counters.record(response.status, Date.now())
     if (state.journal.enabled) {
       state.journal.record({
         time: state.clock().getTime(),
@@ -171,6 +179,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         tenant: key,
       })
     }
+    if (state.events.listening()) announce(state, operation, key, response.status)
     return response
   }
 
@@ -187,8 +196,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const operation = match.route.methods[request.method as Method]
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
       const authorization = header(request.headers, 'authorization')
-      const key =
+      let key =
         operation.key !== 'none' && authorization !== undefined ? options.authenticate(authorization) : undefined
+      // The dashboard scopes by ?tenant=t3, a handle that never shows the key itself.
+      if (key === undefined && operation.key === 'optional' && target.query.includes('tenant=')) {
+        key = tenantKey(state, new URLSearchParams(target.query).get('tenant') ?? '')
+      }
       const exchange = { request, target, params: match.params, key, state, store: undefined }
       return await run(operation, exchange, { body: null })
     } catch (error) {
@@ -255,6 +268,31 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       return body === undefined || body.maxBytes === 'api' ? options.maxBodyBytes : body.maxBytes
     },
   }
+}
+
+/** Tells the event stream about an answered request, and about the data it changed. */
+function announce(
+  state: SandboxState,
+  operation: Operation | undefined,
+  key: string | undefined,
+  status: number,
+): void {
+  const entry = state.journal.last()
+  if (entry !== undefined) state.events.emit({ type: 'request', key, entry })
+  if (operation?.writes === true && status < 300) {
+    state.events.emit({ type: 'change', key: state.isolated ? key : undefined })
+  }
+}
+
+function tenantKey(state: SandboxState, handle: string): string {
+  const key = state.tenants.keyOf(handle)
+  if (key === undefined) {
+    throw new ApiError(
+      'invalid_parameter',
+      `tenant ${JSON.stringify(handle)} does not exist (any more); GET /__sandbox/tenants lists them`,
+    )
+  }
+  return key
 }
 
 function methodNotAllowed(request: CoreRequest, target: Target, allow: string): ApiError {

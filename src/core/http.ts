@@ -29,8 +29,20 @@ export interface CoreRequest {
 export interface CoreResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  /** Text (JSON, HTML, script), bytes (assets) or nothing (204). */
-  readonly body: string | Uint8Array | null
+  /** Text (JSON, HTML, script), bytes (assets), an event stream, or nothing (204). */
+  readonly body: string | Uint8Array | EventStream | null
+}
+
+/**
+ * A body that goes on: server-sent events. The adapter opens it with a way to send text and a
+ * way to end, writes what comes, and calls the returned function when the client goes away.
+ */
+export interface EventStream {
+  open(send: (text: string) => void, end: () => void): () => void
+}
+
+export function isEventStream(body: CoreResponse['body']): body is EventStream {
+  return typeof body === 'object' && body !== null && 'open' in body
 }
 
 /** Where a request came from: tests and browser apps (msw), or a real HTTP server. */

@@ -63,13 +63,14 @@ interface Item {
   entry?: JournalEntry
 }
 
-export function createJournal(limit: number): WritableJournal {
+/** `label` names a tenant's key in entries: masked in isolated mode, null when there is one tenant. */
+export function createJournal(limit: number, label: (key: string) => string | null = () => null): WritableJournal {
   if (!Number.isSafeInteger(limit) || limit < 0) {
     throw new TypeError(`Failed to create the sandbox: journalLimit must be a whole number, got ${limit}`)
   }
   let items: Item[] = []
   let nextId = 1
-  const entryOf = (item: Item): JournalEntry => (item.entry ??= toEntry(item.id, item.recorded))
+  const entryOf = (item: Item): JournalEntry => (item.entry ??= toEntry(item.id, item.recorded, label))
   const kept = () => items.slice(-limit)
   const matches = (entry: JournalEntry, filter: JournalFilter) =>
     (filter.operation === undefined || entry.operation === filter.operation) &&
@@ -103,7 +104,7 @@ export function createJournal(limit: number): WritableJournal {
   }
 }
 
-function toEntry(id: number, recorded: Recorded): JournalEntry {
+function toEntry(id: number, recorded: Recorded, label: (key: string) => string | null): JournalEntry {
   const target = parseTarget(recorded.target)
   const query: Record<string, string | string[]> = {}
   const params = new URLSearchParams(target?.query ?? '')
@@ -130,6 +131,7 @@ function toEntry(id: number, recorded: Recorded): JournalEntry {
     body: recorded.body,
     status: recorded.status,
     durationMs: Math.round(recorded.durationMs * 100) / 100,
+    tenant: recorded.tenant === undefined ? null : label(recorded.tenant),
   })
 }
 

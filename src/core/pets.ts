@@ -44,6 +44,7 @@ function createPet(basePath: string): Operation {
     key: 'required',
     simulated: true,
     petData: true,
+    writes: true,
     body: { maxBytes: 'api', schema: 'NewPet', emptyHint: 'send a JSON object with name and categoryId' },
     errors: ['invalid_body', 'insufficient_storage'],
     success: [

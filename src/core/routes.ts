@@ -60,6 +60,8 @@ export interface Operation {
   readonly simulated?: boolean
   /** Reads or writes the key's pets: its tenant is made if need be, and held until the answer. */
   readonly petData?: boolean
+  /** Changes pet data when it succeeds: the event stream says so. */
+  readonly writes?: boolean
   /** The operation reads a JSON body: its cap (`api`: the sandbox's maxBodyBytes), schema and a hint for an empty one. */
   readonly body?: { readonly maxBytes: number | 'api'; readonly schema: string | z.ZodType; readonly emptyHint: string }
   /** Headers on every answer of this operation, errors included. */

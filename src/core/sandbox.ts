@@ -12,7 +12,9 @@ import { parseBaseUrl } from './base-url.js'
 import { createClock } from './clock.js'
 import type { Pet, StoreState } from './contract.js'
 import { createCorsPolicy } from './cors.js'
+import { createCounters } from './counters.js'
 import { createDelays } from './delays.js'
+import { createEventBus } from './events.js'
 import { generatePets } from './generate.js'
 import { createPipeline } from './handle.js'
 import type { CoreRequest, CoreResponse, Surface } from './http.js'
@@ -145,8 +147,9 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     throw new TypeError(`Failed to create the sandbox: generate must be a whole number, got ${options.generate}`)
   }
   const maxTenants = options.maxTenants ?? DEFAULT_MAX_TENANTS
-  if (!Number.isSafeInteger(maxTenants) || maxTenants < 1) {
-    throw new TypeError(`Failed to create the sandbox: maxTenants must be a positive integer, got ${maxTenants}`)
+  // The default key's tenant is never evicted, so the cap holds it and at least one more.
+  if (!Number.isSafeInteger(maxTenants) || maxTenants < 2) {
+    throw new TypeError(`Failed to create the sandbox: maxTenants must be an integer of at least 2, got ${maxTenants}`)
   }
   const maxCreatedPets = options.maxCreatedPets ?? DEFAULT_MAX_CREATED_PETS
   if (!Number.isSafeInteger(maxCreatedPets) || maxCreatedPets < 0) {
@@ -166,7 +169,9 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     isolated ? { pattern: options.apiKeyPattern, any: options.apiKeyPattern === undefined } : {},
   )
   const defaultKey = apiKeys[0] ?? DEFAULT_API_KEY
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT)
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT, isolated ? maskKey : () => null)
+  const events = createEventBus()
+  const counters = createCounters()
   const scenarios = createScenarioBook()
   const traffic = createTraffic({ delay: options.delay, failureRate: options.failureRate }, random)
   const clock = createClock(options.now)
@@ -194,6 +199,8 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     scenarios,
     traffic,
     delays,
+    events,
+    counters,
     clock,
     version: options.version ?? 'unknown',
     startedAt,
@@ -244,6 +251,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     async reseed(fixtures, source) {
       const seed = parseSeed(fixtures, source)
       ;(await whenReady()).tenants.reseed(seed)
+      events.emit({ type: 'change', key: undefined })
     },
     now: clock,
     health: async () => healthOf(await whenReady()),

@@ -6,7 +6,9 @@
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Clock } from './clock.js'
+import type { Counters } from './counters.js'
 import type { Delays } from './delays.js'
+import type { EventBus } from './events.js'
 import { checkStoreState, type StoreState } from './contract.js'
 import type { SandboxHealth } from './admin-contract.js'
 import type { WritableJournal, JournalEntry } from './journal.js'
@@ -31,6 +33,8 @@ export interface SandboxState {
   readonly scenarios: WritableScenarioBook
   readonly traffic: Traffic
   readonly delays: Delays
+  readonly events: EventBus
+  readonly counters: Counters
   readonly clock: Clock
   readonly version: string
   readonly startedAt: number
@@ -47,6 +51,7 @@ export function resetState(state: SandboxState, key?: string): void {
     state.journal.clear()
     state.scenarios.clear()
   }
+  state.events.emit({ type: 'change', key: state.isolated ? key : undefined })
 }
 
 /** All pets and the next id of a key's data. A key with no data yet reads the seed, creating no tenant. */
@@ -59,6 +64,7 @@ export function restoreState(state: SandboxState, input: unknown, key = state.de
   const checked = checkStoreState(input)
   if (!checked.ok) throw new StateError(`Invalid state: ${checked.problems.join('; ')}`)
   state.tenants.storeFor(key).restore(checked.value)
+  state.events.emit({ type: 'change', key: state.isolated ? key : undefined })
 }
 
 /**
@@ -88,5 +94,6 @@ export function healthOf(state: SandboxState): SandboxHealth {
     mode: state.isolated ? 'isolated' : 'shared',
     tenants: state.tenants.count(),
     evictions: state.tenants.evictions(),
+    dashboard: '/__sandbox/',
   }
 }

@@ -41,6 +41,10 @@ export interface TenantStore {
   /** The same list as JSON text, kept until the next write: the answer to repeated polls is built once. */
   listJson(query: ListPetsQuery): string
   get(id: number): Pet | undefined
+  /** One page of the whole store in id order, each pet marked when it was created since the last reset. */
+  page(offset: number, limit: number, status?: PetStatus): { total: number; pets: (Pet & { created: boolean })[] }
+  /** How many pets were created since the last reset. */
+  createdCount(): number
   /** Stores a pet already checked against NewPet, with the next id. */
   insert(newPet: NewPet): Pet
   count(): number
@@ -122,6 +126,18 @@ export function createTenantStore(seedIndex: PetIndex, maxCreatedPets = DEFAULT_
       const found = state.base.get(id) ?? state.createdById.get(id)
       return found === undefined ? undefined : copy(found)
     },
+    page(offset, limit, status) {
+      const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
+      const created = status === undefined ? state.created : (state.createdByStatus.get(status) ?? [])
+      const pets = [
+        ...seeded.slice(offset, offset + limit).map((pet) => ({ ...copy(pet), created: false })),
+        ...created
+          .slice(Math.max(0, offset - seeded.length), Math.max(0, offset + limit - seeded.length))
+          .map((pet) => ({ ...copy(pet), created: true })),
+      ]
+      return { total: seeded.length + created.length, pets }
+    },
+    createdCount: () => state.created.length,
     insert(newPet) {
       const id = state.nextId
       if (id > Number.MAX_SAFE_INTEGER) {

@@ -40,9 +40,17 @@ export interface Tenants {
   evictions(): number
   /** The index of the seed every new store starts from. */
   seed(): PetIndex
+  /** Every tenant, least recently used first, with the handle that names it without its key. */
+  list(): { handle: string; key: string; store: TenantStore }[]
+  /** The key a handle (`t3`) stands for, if that tenant still exists. */
+  keyOf(handle: string): string | undefined
+  /** The handle of a key's tenant, if it has one. */
+  handleOf(key: string): string | undefined
 }
 
 interface Tenant {
+  /** `t1`, `t2`...: how the dashboard and the admin routes' `?tenant=` name a tenant without its key. */
+  readonly handle: string
   readonly store: TenantStore
   scenarios: WritableScenarioBook | undefined
   inFlight: number
@@ -62,25 +70,38 @@ export function createTenants(options: {
   let seedIndex = indexPets(options.seed)
   // Map order is insertion order: re-inserting a tenant on use keeps the least recent first.
   const tenants = new Map<string, Tenant>()
+  const keysByHandle = new Map<string, string>()
   let evicted = 0
+  let handles = 0
   const idOf = (key: string) => (isolated ? key : defaultKey)
 
-  const evictOne = () => {
+  /** Evicts the least recently used idle tenant other than the default key's; false when none is idle. */
+  const evictOne = (): boolean => {
     for (const [key, tenant] of tenants) {
       if (key === defaultKey || tenant.inFlight > 0) continue
       tenants.delete(key)
+      keysByHandle.delete(tenant.handle)
       evicted++
       options.onEvict(key)
-      return
+      return true
     }
-    // Every other tenant has a request in flight: the cap is passed until one finishes.
+    // Every other tenant has a request in flight: the cap is passed until one finishes (see release).
+    return false
   }
   const tenantOf = (key: string): Tenant => {
     const id = idOf(key)
     let tenant = tenants.get(id)
     if (tenant === undefined) {
-      if (tenants.size >= maxTenants) evictOne()
-      tenant = { store: createTenantStore(seedIndex, maxCreatedPets), scenarios: undefined, inFlight: 0 }
+      while (tenants.size >= maxTenants && evictOne()) {
+        // Back under the cap, the default key's tenant never counting as evictable.
+      }
+      tenant = {
+        handle: `t${handles++}`,
+        store: createTenantStore(seedIndex, maxCreatedPets),
+        scenarios: undefined,
+        inFlight: 0,
+      }
+      keysByHandle.set(tenant.handle, id)
     } else if (!isolated) {
       return tenant
     } else {
@@ -101,6 +122,10 @@ export function createTenants(options: {
     release(key) {
       const tenant = tenants.get(idOf(key))
       if (tenant !== undefined && tenant.inFlight > 0) tenant.inFlight--
+      // Passed while every tenant was busy: back under the cap as soon as one is idle.
+      while (tenants.size > maxTenants && evictOne()) {
+        // Evicting the least recently used idle tenants.
+      }
     },
     storeFor: (key) => tenantOf(key).store,
     existing: (key) => tenants.get(idOf(key))?.store,
@@ -130,5 +155,8 @@ export function createTenants(options: {
     count: () => tenants.size,
     evictions: () => evicted,
     seed: () => seedIndex,
+    list: () => [...tenants].map(([key, tenant]) => ({ handle: tenant.handle, key, store: tenant.store })),
+    keyOf: (handle) => keysByHandle.get(handle),
+    handleOf: (key) => tenants.get(idOf(key))?.handle,
   }
 }

@@ -7,7 +7,7 @@
  */
 import { http, type HttpHandler } from 'msw'
 import { routePattern, type BaseUrl } from '../core/base-url.js'
-import type { RequestHeaders } from '../core/http.js'
+import { isEventStream, type CoreResponse, type RequestHeaders } from '../core/http.js'
 import type { SandboxCore } from '../core/sandbox.js'
 
 export interface MswHandlers {
@@ -30,12 +30,34 @@ export function createMswHandlers(core: () => SandboxCore, base: BaseUrl): MswHa
       body,
       truncated,
     })
-    return new Response(response.body as BodyInit | null, { status: response.status, headers: response.headers })
+    return new Response(toBody(response.body), { status: response.status, headers: response.headers })
   }
   return {
     api: http.all(routePattern(base, '(?:/.*)?'), answer),
     admin: http.all(routePattern({ origin: base.origin, path: '/__sandbox' }, '(?:/.*)?'), answer),
   }
+}
+
+/** The core's body as a Fetch body; an event stream becomes a ReadableStream that stops when cancelled. */
+function toBody(body: CoreResponse['body']): BodyInit | null {
+  if (!isEventStream(body)) return body as BodyInit | null
+  const encoder = new TextEncoder()
+  let stop: (() => void) | undefined
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stop = body.open(
+        (text) => {
+          controller.enqueue(encoder.encode(text))
+        },
+        () => {
+          controller.close()
+        },
+      )
+    },
+    cancel() {
+      stop?.()
+    },
+  })
 }
 
 function headersOf(headers: Headers): RequestHeaders {

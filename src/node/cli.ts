@@ -92,7 +92,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         '--max-tenants <count>',
         'with --isolate, keys whose data is kept; the least recently used goes past it (default: 1000)',
         'PETSTORE_MAX_TENANTS',
-      ).argParser(integer('max tenants', 1, 1_000_000)),
+      ).argParser(integer('max tenants', 2, 1_000_000)),
     )
     .addOption(
       option(

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_BASE_PATH } from '../core/base-url.js'
 import { MAX_TARGET_LENGTH } from '../core/handle.js'
-import { errorAnswer, type CoreRequest, type CoreResponse } from '../core/http.js'
+import { errorAnswer, isEventStream, type CoreRequest, type CoreResponse } from '../core/http.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../core/sandbox.js'
 import { createAssets } from './assets.js'
 import { packageVersion } from './version.js'
@@ -92,7 +92,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Host is the core's to judge (a JSON 400 on HTTP/1.1 without it, HTTP/1.0 let through), not Node's.
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     flight.begin(response)
-    serve(sandbox, request, response, log, flight.closing).catch((error: unknown) => {
+    serve(sandbox, request, response, log, flight).catch((error: unknown) => {
       failed(request, response, error)
     })
   })
@@ -121,12 +121,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
 }
 
-/** The requests being answered, so a shutdown can wait for them. */
+/** The requests being answered, so a shutdown can wait for them, and the event streams it ends at once. */
 interface Flight {
   begin(response: ServerResponse): void
+  /** The response is an event stream: no request to wait for; `end` closes it at shutdown. */
+  stream(response: ServerResponse, end: () => void): void
   count(): number
   closing(): boolean
-  /** Resolves when nothing is in flight, or after `ms`, whichever comes first. */
+  /** Ends the event streams, then resolves when nothing is in flight, or after `ms`, whichever comes first. */
   settle(ms: number): Promise<void>
 }
 
@@ -134,18 +136,28 @@ function createFlight(): Flight {
   let count = 0
   let closing = false
   let onIdle: (() => void) | undefined
+  const streams = new Map<ServerResponse, () => void>()
+  const done = () => {
+    count--
+    if (count === 0) onIdle?.()
+  }
   return {
     begin(response) {
       count++
       response.once('close', () => {
-        count--
-        if (count === 0) onIdle?.()
+        if (streams.delete(response)) return
+        done()
       })
+    },
+    stream(response, end) {
+      streams.set(response, end)
+      done()
     },
     count: () => count,
     closing: () => closing,
     settle(ms) {
       closing = true
+      for (const end of [...streams.values()]) end()
       if (count === 0) return Promise.resolve()
       return new Promise((resolve) => {
         const timer = setTimeout(resolve, ms)
@@ -174,7 +186,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
   log: ((line: string) => void) | undefined,
-  closing: () => boolean,
+  flight: Flight,
 ): Promise<void> {
   const started = log === undefined ? 0 : performance.now()
   const { headers } = request
@@ -185,8 +197,9 @@ async function serve(
       : await readBody(request, sandbox.bodyLimit(request.method ?? 'GET', request.url ?? '/'))
   const answer = await sandbox.handle(coreRequest(request, read.body, read.truncated))
   // Closing: the answer says so, so the client opens no new request on this connection.
-  write(response, answer, read.truncated || closing())
-  log?.(`${request.method ?? ''} ${request.url ?? ''} ${answer.status} ${(performance.now() - started).toFixed(1)} ms`)
+  const outcome = write(response, answer, read.truncated || flight.closing(), flight)
+  const ms = (performance.now() - started).toFixed(1)
+  log?.(`${request.method ?? ''} ${request.url ?? ''} ${outcome === 'cut' ? 'cut' : answer.status} ${ms} ms`)
 }
 
 function coreRequest(request: IncomingMessage, body: Uint8Array | null, truncated: boolean): CoreRequest {
@@ -200,10 +213,23 @@ function coreRequest(request: IncomingMessage, body: Uint8Array | null, truncate
   }
 }
 
-/** `last`: this connection carries no other request (a body left unread, or the server closing). */
-function write(response: ServerResponse, answer: CoreResponse, last: boolean): void {
-  if (response.destroyed) return
+/**
+ * Writes the core's answer. `last`: this connection carries no other request (a body left unread,
+ * or the server closing). Returns `cut` when the connection was already gone (a shutdown's bound).
+ */
+function write(response: ServerResponse, answer: CoreResponse, last: boolean, flight?: Flight): 'sent' | 'cut' {
+  if (response.destroyed) return 'cut'
   const { body } = answer
+  if (isEventStream(body)) {
+    response.writeHead(answer.status, answer.headers)
+    const stop = body.open(
+      (text) => response.write(text),
+      () => response.end(),
+    )
+    response.once('close', stop)
+    flight?.stream(response, () => response.end())
+    return 'sent'
+  }
   const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
   response.writeHead(answer.status, {
     ...answer.headers,
@@ -211,6 +237,7 @@ function write(response: ServerResponse, answer: CoreResponse, last: boolean): v
     ...(last && { Connection: 'close' }),
   })
   response.end(body ?? undefined)
+  return 'sent'
 }
 
 /**
@@ -272,8 +299,11 @@ function answerClientError(error: Error & { code?: string; rawPacket?: Buffer },
     writeRaw(socket, errorAnswer('bad_request', 'The request is not valid HTTP'))
     return
   }
-  const lineEnd = error.rawPacket?.indexOf('\r\n') ?? -1
-  const longTarget = lineEnd === -1 || lineEnd > MAX_TARGET_LENGTH
+  // rawPacket is the chunk being parsed when the limit was hit. When it begins with the request
+  // line, the target in it (or its part, when the line runs past the chunk) tells a long target
+  // from many headers; a later chunk holds only headers.
+  const target = /^[A-Z]+ ([^ \r\n]*)/.exec(error.rawPacket?.toString('latin1') ?? '')?.[1]
+  const longTarget = target !== undefined && target.length > MAX_TARGET_LENGTH
   writeRaw(
     socket,
     longTarget

@@ -1,0 +1,165 @@
+/**
+ * The admin routes the dashboard reads: the whole store page by page, the tenants by handle,
+ * the per-second traffic counters, and the live event stream.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startServer, type RunningServer } from '../src/server.js'
+import { checkedFetch } from './support/openapi-check.js'
+
+const KEY = 'petstore-sandbox-key'
+const AUTH = { Authorization: `Bearer ${KEY}` }
+const JSON_TYPE = { 'Content-Type': 'application/json' }
+
+interface Page {
+  total: number
+  offset: number
+  limit: number
+  pets: { id: number; created: boolean; status?: string }[]
+}
+
+describe('GET /__sandbox/pets', () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    server = await startServer({ port: 0, generate: 100_000, randomSeed: 3 })
+  })
+  afterAll(() => server.close())
+
+  it('pages through the whole store, past the API limit of 100', async () => {
+    const first = (await (await checkedFetch(`${server.url}/__sandbox/pets?limit=1000`)).json()) as Page
+    expect(first).toMatchObject({ total: 100_000, offset: 0, limit: 1000 })
+    expect(first.pets.map((pet) => pet.id)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
+    const last = (await (await checkedFetch(`${server.url}/__sandbox/pets?offset=99990&limit=50`)).json()) as Page
+    expect(last.pets.map((pet) => pet.id)).toEqual(Array.from({ length: 10 }, (_, i) => 99_991 + i))
+  })
+
+  it('marks pets created since the last reset, after the seed, and filters by status', async () => {
+    await fetch(`${server.apiUrl}/pets`, {
+      method: 'POST',
+      headers: { ...AUTH, ...JSON_TYPE },
+      body: '{"name":"New","categoryId":1,"status":"sold"}',
+    })
+    const page = (await (await checkedFetch(`${server.url}/__sandbox/pets?offset=99999&limit=5`)).json()) as Page
+    expect(page.total).toBe(100_001)
+    expect(page.pets).toEqual([
+      expect.objectContaining({ id: 100_000, created: false }),
+      { id: 100_001, name: 'New', categoryId: 1, status: 'sold', created: true },
+    ])
+    const sold = (await (await checkedFetch(`${server.url}/__sandbox/pets?status=sold&limit=1000`)).json()) as Page
+    expect(sold.pets.every((pet) => pet.status === 'sold')).toBe(true)
+    await server.sandbox.reset()
+  })
+
+  it.each([
+    ['limit=0', 'limit must be an integer from 1 to 1000, got "0"'],
+    ['limit=1001', 'limit must be an integer from 1 to 1000, got "1001"'],
+    ['offset=-1', 'offset must be an integer from 0'],
+    ['status=lost', 'status must be one of available, pending, sold, got "lost"'],
+    ['tenant=t99', 'tenant "t99" does not exist'],
+  ])('refuses %s with a 400 naming it', async (query, message) => {
+    const response = await checkedFetch(`${server.url}/__sandbox/pets?${query}`)
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { message: string }).message).toContain(message)
+  })
+})
+
+describe('tenants, traffic and events', () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    server = await startServer({ port: 0, isolate: true })
+  })
+  afterAll(async () => {
+    await server.close()
+    vi.restoreAllMocks()
+  })
+
+  it('lists tenants by handle with the key masked, and scopes admin routes by ?tenant=', async () => {
+    await fetch(`${server.apiUrl}/pets`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer worker-secret-7', ...JSON_TYPE },
+      body: '{"name":"Mine","categoryId":2}',
+    })
+    const tenants = (await (await checkedFetch(`${server.url}/__sandbox/tenants`)).json()) as {
+      id: string
+      label: string
+      pets: number
+      createdSinceReset: number
+    }[]
+    expect(JSON.stringify(tenants)).not.toContain('worker-secret-7')
+    const worker = tenants.find((tenant) => tenant.label !== 'default')
+    expect(worker).toMatchObject({ label: 'work******** (15 characters)', pets: 33, createdSinceReset: 1 })
+    const page = (await (
+      await checkedFetch(`${server.url}/__sandbox/pets?offset=32&tenant=${worker?.id ?? ''}`)
+    ).json()) as Page
+    expect(page.pets).toEqual([{ id: 33, name: 'Mine', categoryId: 2, created: true }])
+    expect((await fetch(`${server.url}/__sandbox/reset?tenant=${worker?.id ?? ''}`, { method: 'POST' })).status).toBe(
+      204,
+    )
+    expect(await server.sandbox.tenant('worker-secret-7').count()).toBe(32)
+    expect(await server.sandbox.tenant(KEY).count()).toBe(32)
+  })
+
+  it('counts API requests per second by status class', async () => {
+    await fetch(`${server.apiUrl}/pets`, { headers: AUTH })
+    await fetch(`${server.apiUrl}/pets`)
+    const traffic = (await (await checkedFetch(`${server.url}/__sandbox/traffic`)).json()) as {
+      seconds: number
+      series: { t: number; c2xx: number; c4xx: number }[]
+    }
+    expect(traffic.seconds).toBe(300)
+    expect(traffic.series).toHaveLength(300)
+    const totals = traffic.series.reduce((sum, second) => ({ ok: sum.ok + second.c2xx, bad: sum.bad + second.c4xx }), {
+      ok: 0,
+      bad: 0,
+    })
+    expect(totals.ok).toBeGreaterThanOrEqual(1)
+    expect(totals.bad).toBeGreaterThanOrEqual(1)
+  })
+
+  it('streams each request and each change as server-sent events', async () => {
+    const controller = new AbortController()
+    const response = await fetch(`${server.url}/__sandbox/events`, { signal: controller.signal })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    const until = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`stream ended before ${String(pattern)}: ${text}`)
+        text += decoder.decode(value)
+      }
+    }
+    await until(/: connected/)
+    await fetch(`${server.apiUrl}/pets`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer streamer-1', ...JSON_TYPE },
+      body: '{"name":"Live","categoryId":1}',
+    })
+    await until(/event: change\ndata: \{"tenant":"t\d+"\}/)
+    await until(/event: request\ndata: .*"operation":"createPet"/)
+    const request = /event: request\ndata: (.*)\n/.exec(text)?.[1] ?? '{}'
+    expect(JSON.parse(request)).toMatchObject({
+      method: 'POST',
+      status: 201,
+      tenant: 'st******** (10 characters)',
+      headers: expect.objectContaining({ authorization: 'Bearer [redacted]' }) as unknown,
+    })
+    expect(text).not.toContain('streamer-1')
+    controller.abort()
+  })
+
+  it('ends open event streams at once when the server closes', async () => {
+    const closing = await startServer({ port: 0 })
+    const response = await fetch(`${closing.url}/__sandbox/events`)
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    await reader.read()
+    await closing.close()
+    for (;;) {
+      const { done } = await reader.read()
+      if (done) break
+    }
+    expect(closing.inFlight()).toBe(0)
+  })
+})
