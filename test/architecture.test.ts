@@ -18,7 +18,7 @@ const importsOf = (text: string) =>
   [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^']+)'/g)].map((m) => m[1] ?? '')
 
 describe('the layout', () => {
-  it.each(['core', 'msw', 'node'])('opens every file in src/%s with what it may import', (folder) => {
+  it.each(['core', 'msw', 'node', 'dashboard'])('opens every file in src/%s with what it may import', (folder) => {
     for (const { file, text } of sourcesIn(folder)) expect(text, file).toMatch(/May import: /)
   })
 

@@ -270,10 +270,9 @@ const events = admin({
         send(': connected\n\n')
         const stop = state.events.subscribe((event) => {
           if (scoped !== undefined && event.key !== undefined && event.key !== scoped) return
+          const tenant = event.key === undefined ? null : (state.tenants.handleOf(event.key) ?? null)
           const data =
-            event.type === 'request'
-              ? event.entry
-              : { tenant: event.key === undefined ? null : (state.tenants.handleOf(event.key) ?? null) }
+            event.type === 'request' ? { ...event.entry, tenantId: state.isolated ? tenant : null } : { tenant }
           send(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
         })
         const ping = setInterval(() => {

@@ -109,8 +109,10 @@ export function createRouteTable(basePath: string, routes: readonly Route[]): Ro
         return '([^/]+)'
       })
       .join('/')
-    const trailing = route.path === '/' ? '' : '/?'
-    return { route, names, pattern: new RegExp(`^${escape(mount)}${source}${trailing}$`) }
+    // `/` is the site root exactly; under a mount (`/__sandbox/`) the slash is optional.
+    const pattern =
+      route.path === '/' ? `^${escape(mount)}${mount === '' ? '/' : '/?'}$` : `^${escape(mount)}${source}/?$`
+    return { route, names, pattern: new RegExp(pattern) }
   })
   const under = (path: string, mount: string) => path === mount || path.startsWith(`${mount}/`)
   return {

@@ -4,14 +4,16 @@
  * under `/__sandbox/docs`. The asset bytes come from the host (the Node server reads the files
  * it ships); the rules of who may read them are the admin routes'.
  *
- * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: other core files, src/dashboard/page.ts (plain strings), zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
 import type { CoreResponse } from './http.js'
 import { createOpenApiDocument } from './openapi.js'
+import { dashboardPage } from '../dashboard/page.js'
 import type { Operation, Route } from './routes.js'
 
 const DOCS_PATH = '/__sandbox/docs'
+const UI_PATH = '/__sandbox/ui'
 
 /** The 404 for a path outside the API: it says where the API and the admin routes are. */
 export function notFoundOutsideApi(path: string, basePath: string): ApiError {
@@ -53,6 +55,32 @@ const docsAsset: Operation = {
   },
 }
 
+/** The dashboard: an admin page, so served to allowed hosts and readable from local origins only. */
+const dashboard: Operation = {
+  id: 'dashboard',
+  summary: 'The dashboard',
+  key: 'none',
+  hidden: true,
+  errors: [],
+  success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
+  run: ({ state }) => html(dashboardPage({ apiKey: state.defaultKey, apiBase: state.basePath, assetsPath: UI_PATH })),
+}
+
+/** The dashboard's script and styles, built with the package and shipped by the host. */
+const dashboardAsset: Operation = {
+  id: 'dashboardAsset',
+  summary: "The dashboard's assets",
+  key: 'none',
+  hidden: true,
+  errors: ['not_found'],
+  success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
+  run({ params, state, target }) {
+    const asset = state.assets(`ui/${params.file ?? ''}`)
+    if (asset === undefined) throw notFoundOutsideApi(target.path, state.basePath)
+    return { status: 200, headers: { 'Content-Type': asset.type, 'Cache-Control': 'no-cache' }, body: asset.bytes }
+  },
+}
+
 /** The site's routes; each sandbox gets its own, holding its own copy of the document once built. */
 export function siteRoutes(): Route[] {
   // Built on first request: nothing at start-up needs it, and it never changes.
@@ -73,6 +101,8 @@ export function siteRoutes(): Route[] {
     { area: 'site', path: '/', methods: { GET: referencePage } },
     { area: 'site', path: '/openapi.json', methods: { GET: openApiDocument } },
     { area: 'admin', path: '/docs/{file}', methods: { GET: docsAsset } },
+    { area: 'admin', path: '/', methods: { GET: dashboard } },
+    { area: 'admin', path: '/ui/{file}', methods: { GET: dashboardAsset } },
   ]
 }
 
@@ -89,11 +119,12 @@ function page(assetsPath: string, apiKey: string): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Pet Store sandbox: API reference</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${assetsPath}/swagger-ui.css">
   <style>.sandbox-key { font: 14px/1.4 sans-serif; margin: 12px 20px; }</style>
 </head>
 <body>
-  <p class="sandbox-key">API key: <code>${key}</code> (pre-filled under Authorize). Reset the data: <code>POST /__sandbox/reset</code>.</p>
+  <p class="sandbox-key">API key: <code>${key}</code> (pre-filled under Authorize). Reset the data: <code>POST /__sandbox/reset</code>. See the data and the traffic live: <a href="/__sandbox/">the dashboard</a>.</p>
   <div id="swagger-ui" data-api-key="${key}"></div>
   <script src="${assetsPath}/swagger-ui-bundle.js"></script>
   <script src="${assetsPath}/reference.js"></script>

@@ -8,23 +8,27 @@
 import { readFileSync } from 'node:fs'
 import type { Asset } from '../core/state.js'
 
-const TYPES: Readonly<Record<string, string>> = {
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui.css': 'text/css; charset=utf-8',
+/** Each asset by the name the core asks for: its file under dist/assets, and its type. */
+const FILES: Readonly<Record<string, { file: string; type: string }>> = {
+  'swagger-ui-bundle.js': { file: 'swagger-ui/swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' },
+  'swagger-ui.css': { file: 'swagger-ui/swagger-ui.css', type: 'text/css; charset=utf-8' },
+  'ui/app.js': { file: 'dashboard/app.js', type: 'text/javascript; charset=utf-8' },
+  'ui/app.css': { file: 'dashboard/app.css', type: 'text/css; charset=utf-8' },
 }
 
 // The same code runs as dist/src/node/assets.js, inside the bundled dist/cli.cjs, and from src/ in tests.
-const CANDIDATES = ['../../assets/swagger-ui/', './assets/swagger-ui/', '../../dist/assets/swagger-ui/']
+const CANDIDATES = ['../../assets/', './assets/', '../../dist/assets/']
 
 /** A lookup of the shipped assets by file name; unknown names are undefined. */
 export function createAssets(): (name: string) => Asset | undefined {
   const cache = new Map<string, Asset>()
   return (name) => {
-    const type = TYPES[name]
-    if (type === undefined) return undefined
+    const known = FILES[name]
+    if (known === undefined) return undefined
     let asset = cache.get(name)
     if (asset === undefined) {
-      const bytes = read(name)
+      const bytes = read(known.file)
+      const { type } = known
       if (bytes === undefined) return undefined
       asset = { type, bytes }
       cache.set(name, asset)

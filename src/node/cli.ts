@@ -256,6 +256,7 @@ async function printBanner(server: RunningServer, options: CliOptions): Promise<
       ...(conditions.length > 0 ? [`Simulating: ${conditions.join(', ')}`] : []),
       `Try:   curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`,
       `Docs:  ${server.url}/`,
+      `Dashboard: ${server.url}/__sandbox/`,
       `Reset: curl -X POST ${server.url}/__sandbox/reset`,
       'Press Ctrl-C to stop.',
     ].join('\n'),

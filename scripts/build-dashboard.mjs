@@ -1,0 +1,38 @@
+// Builds the dashboard served at /__sandbox/: esbuild bundles src/dashboard/main.ts into
+// dist/assets/dashboard/app.js and minifies src/dashboard/app.css beside it, then prints both
+// files' gzipped sizes (the target is under 15 KB for the two together). It writes nothing else.
+import { mkdirSync, readFileSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+
+const source = new URL('../src/dashboard/', import.meta.url)
+const target = new URL('../dist/assets/dashboard/', import.meta.url)
+mkdirSync(target, { recursive: true })
+
+const common = { bundle: true, minify: true, target: 'es2022', logLevel: 'warning', legalComments: 'none' }
+await build({
+  ...common,
+  entryPoints: [new URL('main.ts', source).pathname],
+  outfile: new URL('app.js', target).pathname,
+  format: 'esm',
+  platform: 'browser',
+})
+await build({
+  ...common,
+  entryPoints: [new URL('app.css', source).pathname],
+  outfile: new URL('app.css', target).pathname,
+  loader: { '.css': 'css' },
+})
+
+let sum = 0
+for (const file of ['app.js', 'app.css']) {
+  const bytes = readFileSync(new URL(file, target))
+  const gzipped = gzipSync(bytes, { level: 9 }).length
+  sum += gzipped
+  console.log(`dist/assets/dashboard/${file}: ${kb(bytes.length)} (${kb(gzipped)} gzipped)`)
+}
+console.log(`together: ${kb(sum)} gzipped`)
+
+function kb(bytes) {
+  return `${(bytes / 1024).toFixed(1)} KB`
+}

@@ -1,0 +1,89 @@
+/**
+ * Small DOM helpers shared by the dashboard's panels: element lookup and creation, timers,
+ * number formatting and the page-wide status message.
+ *
+ * May import: nothing (browser DOM only).
+ */
+
+/** The element with this id, which the page (page.ts) always renders. */
+export function byId(id: string): HTMLElement {
+  const element = document.getElementById(id)
+  if (element === null) throw new Error(`The page has no #${id}`)
+  return element
+}
+
+type Child = Node | string | number | null | undefined | false
+
+/** Creates an element with a class (or none) and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag)
+  if (className !== undefined && className !== '') element.className = className
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue
+    element.append(typeof child === 'number' ? String(child) : child)
+  }
+  return element
+}
+
+/** Calls `run` at most once per `ms`, always after the last call (trailing, never starved). */
+export function throttle(run: () => void, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return () => {
+    timer ??= setTimeout(() => {
+      timer = undefined
+      run()
+    }, ms)
+  }
+}
+
+/** Runs `run` now (or after `ms`) and every `ms` while the page is visible; at once when it comes back. */
+export function poll(run: () => Promise<void>, ms: number, now = true): void {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const tick = async () => {
+    clearTimeout(timer)
+    timer = undefined
+    if (document.hidden) return
+    try {
+      await run()
+    } finally {
+      timer = setTimeout(() => void tick(), ms)
+    }
+  }
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && timer === undefined) void tick()
+  })
+  if (now) void tick()
+  else timer = setTimeout(() => void tick(), ms)
+}
+
+const numbers = new Intl.NumberFormat('en')
+export const num = (value: number): string => numbers.format(value)
+
+let sayTimer: ReturnType<typeof setTimeout> | undefined
+
+/** Says something in the page's polite live region (shown for 10 s). */
+export function say(message: string): void {
+  const status = byId('status')
+  // Emptied first, so the same message twice is announced twice.
+  status.textContent = ''
+  clearTimeout(sayTimer)
+  sayTimer = setTimeout(() => {
+    status.textContent = message
+    sayTimer = setTimeout(() => {
+      status.textContent = ''
+    }, 10_000)
+  }, 50)
+}
+
+/** Shows an error in a role="alert" region (or empties it). */
+export function alertIn(id: string, message: string): void {
+  byId(id).textContent = message
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

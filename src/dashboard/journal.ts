@@ -1,0 +1,218 @@
+/**
+ * The request journal in the Traffic panel: loaded once from `/__sandbox/requests`, then kept
+ * live from the server's `request` events, newest first and capped in the DOM. Rows are buttons
+ * with one tab stop for the list (arrow keys, Home and End move); pressing one shows its
+ * headers (already redacted by the server) and body.
+ *
+ * May import: other dashboard files.
+ */
+import { adminUrl, getJson, scope, type JournalEntry } from './api.js'
+import { byId, h, messageOf } from './dom.js'
+
+const CAP = 200
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  410: 'Gone',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+  507: 'Insufficient Storage',
+}
+
+const entries = new WeakMap<Element, JournalEntry>()
+let newest = 0
+let ready = false
+let pending: JournalEntry[] = []
+let frame = 0
+let selected: number | undefined
+let sequence = 0
+
+const list = () => byId('journal') as HTMLOListElement
+
+/** Replaces the list with the journal as the server holds it now. */
+export async function loadJournal(): Promise<void> {
+  const mine = ++sequence
+  ready = false
+  // Whatever arrived before now is in the answer; what arrives while it loads is kept.
+  pending = []
+  try {
+    const all = await getJson<JournalEntry[]>(adminUrl('/requests'))
+    if (mine !== sequence) return
+    list().replaceChildren()
+    newest = 0
+    if (!all.some((entry) => entry.id === selected)) clearDetails()
+    pending = [...all.slice(-CAP), ...pending]
+  } catch (error) {
+    if (mine !== sequence) return
+    byId('journal-empty').textContent = `Could not load the journal: ${messageOf(error)}`
+  }
+  ready = true
+  flush()
+}
+
+/** One entry from the live stream. */
+export function liveEntry(entry: JournalEntry): void {
+  if (scope.tenant !== undefined) {
+    const mine = entry.tenantId === undefined ? entry.tenant === scope.label : entry.tenantId === scope.tenant
+    if (!mine) return
+  }
+  pending.push(entry)
+  // While the tab is hidden no frame comes: keep only what the list could show.
+  if (pending.length > CAP * 2) pending = pending.slice(-CAP)
+  if (ready && frame === 0) frame = requestAnimationFrame(flush)
+}
+
+function flush(): void {
+  frame = 0
+  const fresh = pending.filter((entry) => entry.id > newest).sort((a, b) => a.id - b.id)
+  pending = []
+  if (fresh.length === 0) {
+    empty()
+    return
+  }
+  newest = fresh.at(-1)?.id ?? newest
+  const ol = list()
+  const focused = document.activeElement
+  ol.prepend(...fresh.slice(-CAP).reverse().map(row))
+  while (ol.children.length > CAP) ol.lastElementChild?.remove()
+  if (focused instanceof HTMLElement && !focused.isConnected) ol.querySelector('button')?.focus()
+  if (ol.querySelector('button[tabindex="0"]') === null) ol.querySelector('button')?.setAttribute('tabindex', '0')
+  empty()
+}
+
+function empty(): void {
+  const none = list().children.length === 0
+  byId('journal-empty').hidden = !none
+  if (none) byId('journal-empty').textContent = 'No requests yet.'
+}
+
+function row(entry: JournalEntry): HTMLLIElement {
+  const status = entry.status
+  const button = h(
+    'button',
+    'req',
+    h('span', 'time', timeOf(entry.time)),
+    ' ',
+    h('span', 'method', entry.method),
+    ' ',
+    h('span', 'path', pathOf(entry)),
+    ' ',
+    h('span', `code c${Math.floor(status / 100)}`, `${status} ${REASONS[status] ?? ''}`.trim()),
+    ' ',
+    h('span', 'dur', `${durationOf(entry.durationMs)} ms`),
+    ' ',
+    h('span', 'op', entry.operation ?? 'no operation'),
+    ' ',
+    h('span', 'tenant', entry.tenant ?? ''),
+  )
+  button.type = 'button'
+  button.tabIndex = -1
+  button.setAttribute('aria-controls', 'request-details')
+  if (entry.id === selected) button.setAttribute('aria-current', 'true')
+  entries.set(button, entry)
+  return h('li', undefined, button)
+}
+
+const timeOf = (iso: string) => {
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime())
+    ? iso
+    : `${date.toLocaleTimeString('en-GB', { hour12: false })}.${String(date.getMilliseconds()).padStart(3, '0')}`
+}
+
+const durationOf = (ms: number) => (ms < 10 ? ms.toFixed(1) : String(Math.round(ms)))
+
+function pathOf(entry: JournalEntry): string {
+  const at = entry.url.indexOf('?')
+  return at === -1 ? entry.path : entry.path + entry.url.slice(at)
+}
+
+function select(button: HTMLButtonElement): void {
+  const entry = entries.get(button)
+  if (entry === undefined) return
+  selected = entry.id
+  for (const other of list().querySelectorAll('[aria-current]')) other.removeAttribute('aria-current')
+  button.setAttribute('aria-current', 'true')
+  rove(button)
+  showDetails(entry)
+}
+
+function rove(button: HTMLButtonElement): void {
+  for (const other of list().querySelectorAll('button[tabindex="0"]')) other.setAttribute('tabindex', '-1')
+  button.tabIndex = 0
+}
+
+function clearDetails(): void {
+  selected = undefined
+  byId('details-heading').textContent = 'Request details'
+  byId('details-body').replaceChildren(h('p', 'hint', 'Select a request to see its headers and body.'))
+}
+
+function showDetails(entry: JournalEntry): void {
+  byId('details-heading').textContent = `Request ${entry.id}: ${entry.method} ${entry.path}`
+  const pairs: [string, string][] = [
+    ['URL', entry.url],
+    ['Time', entry.time],
+    ['Status', `${entry.status} ${REASONS[entry.status] ?? ''}`.trim()],
+    ['Duration', `${entry.durationMs} ms`],
+    ['Operation', entry.operation ?? 'none'],
+  ]
+  if (entry.tenant !== undefined && entry.tenant !== null) pairs.push(['Tenant', entry.tenant])
+  const headers = Object.entries(entry.headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n')
+  const body =
+    entry.body === undefined
+      ? 'Not recorded (only createPet reads its body).'
+      : typeof entry.body === 'string'
+        ? entry.body
+        : JSON.stringify(entry.body, null, 2)
+  byId('details-body').replaceChildren(
+    h(
+      'dl',
+      'kv',
+      ...pairs.map(([name, value]) => h('div', undefined, h('dt', undefined, name), h('dd', undefined, value))),
+    ),
+    h('h4', undefined, 'Headers'),
+    scrollable(headers, 'Headers'),
+    h('h4', undefined, 'Body'),
+    scrollable(body, 'Body'),
+  )
+}
+
+/** A scrolling block must be reachable by keyboard to be scrolled. */
+function scrollable(text: string, label: string): HTMLPreElement {
+  const pre = h('pre', undefined, text)
+  pre.tabIndex = 0
+  pre.setAttribute('aria-label', label)
+  return pre
+}
+
+export function setUpJournal(): void {
+  const ol = list()
+  ol.addEventListener('click', (event) => {
+    const button = (event.target as Element).closest('button')
+    if (button !== null) select(button)
+  })
+  ol.addEventListener('keydown', (event) => {
+    const buttons = [...ol.querySelectorAll('button')]
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement)
+    const moves: Record<string, number> = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: buttons.length - 1 }
+    const to = moves[event.key]
+    const target = to === undefined ? undefined : buttons[Math.max(0, Math.min(buttons.length - 1, to))]
+    if (target === undefined) return
+    event.preventDefault()
+    rove(target)
+    target.focus()
+  })
+}
