@@ -7,15 +7,15 @@
  * Requests are tracked, never routed: with page.route on, Playwright answers CORS preflights
  * itself (204, any origin), which would hide the sandbox's own answer to them.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../src/server.js'
+import { launchChromium } from './support/chromium.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const KEY = 'petstore-sandbox-key'
 const AUTH = { Authorization: `Bearer ${KEY}` }
 /** How Chromium's fetch fails on a CORS refusal: the page learns nothing else. */
@@ -142,9 +142,6 @@ describe('pages from other sites against the sandbox in headless Chromium', () =
   const contexts: { context: BrowserContext; origins: string[]; stray: string[] }[] = []
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No Chromium at ${CHROMIUM}: run "apt-get install -y chromium" or set CHROMIUM_PATH`)
-    }
     ;[server, evil, front] = await Promise.all([
       startServer({ port: 0, log: (line) => served.push(line) }),
       startSite('evil.test'),
@@ -152,19 +149,8 @@ describe('pages from other sites against the sandbox in headless Chromium', () =
     ])
     evilOrigin = `http://evil.test:${evil.port}`
     frontOrigin = `http://localhost:${front.port}`
-    // The flags of test/support/chromium.ts (no network), and two names that lead to this machine.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP evil.test 127.0.0.1, MAP rebind.example 127.0.0.1',
-      ],
-    })
+    // Two names that lead to this machine, besides the launcher's no-network flags.
+    browser = await launchChromium(['--host-resolver-rules=MAP evil.test 127.0.0.1, MAP rebind.example 127.0.0.1'])
     if (SCREENSHOT_DIR !== undefined) mkdirSync(SCREENSHOT_DIR, { recursive: true })
   }, 60_000)
 
