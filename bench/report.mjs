@@ -43,7 +43,7 @@ function timeTarget(measure, sandbox, reference, referenceName, factor, digits) 
   ]
 }
 
-function targetsTable({ http, startup, inProcess, scale, install }) {
+function targetsTable({ http, startup, inProcess, scale, install, dashboard }) {
   const { bare, sandbox, isolate } = http
   const p99Limit = Math.max(2 * bare.listPets.p99, 5)
   const [small, large] = [scale[0], scale.at(-1)]
@@ -103,6 +103,14 @@ function targetsTable({ http, startup, inProcess, scale, install }) {
       `+${fmt(extraMB, 1)} MB`,
       '≤ +15 MB',
       yesNo(extraMB <= 15),
+    ],
+    [
+      `Dashboard: navigation to the first rows, ${fmt(dashboard.pets)} pets, ms`,
+      fmt(dashboard.medianMs),
+      '',
+      '',
+      '< 1000 ms',
+      yesNo(dashboard.medianMs < 1000),
     ],
   ])
 }
@@ -191,7 +199,7 @@ function installTable({ msw, zod, tarball, alone, withSandbox }) {
 
 /** The whole of results.md, formatted by the repo's prettier config so `prettier --check` passes. */
 export async function renderReport(results, meta) {
-  const { http, startup, inProcess, scale, install } = results
+  const { http, startup, inProcess, scale, install, dashboard } = results
   const jsonServerName = `json-server ${meta.jsonServer}`
   const markdown = [
     '# Benchmark results',
@@ -240,6 +248,13 @@ export async function renderReport(results, meta) {
       'unpacked), then each project installed empty with `npm install --prefer-offline`. node_modules MB from ' +
       '`du -sk node_modules`; packages from `npm ls --all --parseable`, unique paths, the project itself left out.',
     installTable(install),
+    `## 6. Dashboard: navigation to the first rows at ${fmt(dashboard.pets)} pets`,
+    `\`node bin/petstore-sandbox.js --port 0 --quiet --generate ${dashboard.pets} ` +
+      "--random-seed 1`, pinned to core 0; Debian's chromium (headless, playwright-core) on the load " +
+      "generator's core. From `page.goto('/__sandbox/')` to the first row of the pet table visible, each run " +
+      `in a fresh browser context (nothing cached), median of ${plural(dashboard.runs.length, 'run')} after ` +
+      'an uncounted one that also seeds the store.',
+    table(['runs, ms', 'median ms'], 'lr', [[dashboard.runs.map((ms) => fmt(ms)).join(', '), fmt(dashboard.medianMs)]]),
   ].join('\n\n')
   const resultsFile = fileURLToPath(new URL('./results.md', import.meta.url))
   const config = await prettier.resolveConfig(resultsFile)

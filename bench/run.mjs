@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { dashboardSection } from './dashboard.mjs'
 import { httpSection } from './http.mjs'
 import { runScript } from './processes.mjs'
 import { renderReport } from './report.mjs'
@@ -92,6 +93,7 @@ const results = {
   inProcess: await timed('in-process', inProcessSection),
   scale: await timed('scale', scaleSection),
   install: await timed('install size', () => runScript(here('./install-size.mjs'))),
+  dashboard: await timed('dashboard', () => dashboardSection()),
 }
 const report = await renderReport(results, {
   date: new Date().toISOString().slice(0, 10),

@@ -172,7 +172,8 @@ function showDetails(entry: JournalEntry): void {
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n')
   const body =
-    entry.body === undefined
+    // The journal records null for every request whose body is not read; only createPet reads one.
+    entry.body === undefined || (entry.body === null && entry.operation !== 'createPet')
       ? 'Not recorded (only createPet reads its body).'
       : typeof entry.body === 'string'
         ? entry.body

@@ -1,0 +1,413 @@
+/**
+ * The dashboard at /__sandbox/ in a real browser: Debian's chromium driven by playwright-core
+ * (no browser is ever downloaded). Each test reads the page and checks the sandbox behind it:
+ * the seed, live updates from calls made outside the page, reset, scenarios, state download and
+ * upload, paging through 100,000 pets, tenants in isolated mode, axe-core in both themes, and
+ * that nothing is loaded from another origin. Screenshots go to test-results/ (git-ignored).
+ */
+import { mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { launchChromium } from './support/chromium.js'
+import { startServer, type RunningServer } from '../src/server.js'
+
+const KEY = 'petstore-sandbox-key'
+const AUTH = { Authorization: `Bearer ${KEY}` }
+const JSON_TYPE = { 'Content-Type': 'application/json' }
+const SCREENSHOTS = 'test-results'
+/** How long the page may take to show what the sandbox did (live events, throttled reloads). */
+const LIVE = { timeout: 10_000, interval: 50 }
+const VIEWPORT = { width: 1280, height: 900 }
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+interface StoreState {
+  pets: { id: number; name: string; categoryId: number; status?: string }[]
+  nextId: number
+}
+
+interface AxeViolation {
+  id: string
+  impact?: string | null
+  help: string
+  nodes: { target: unknown[] }[]
+}
+
+function createPet(server: RunningServer, pet: object, key = KEY): Promise<Response> {
+  return fetch(`${server.apiUrl}/pets`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, ...JSON_TYPE },
+    body: JSON.stringify(pet),
+  })
+}
+
+/** Browser contexts whose pages may load from `origin` only; every URL they request is kept. */
+class Contexts {
+  private readonly open: { context: BrowserContext; origin: string; stray: string[] }[] = []
+
+  constructor(private readonly browser: () => Browser) {}
+
+  async page(origin: string): Promise<Page> {
+    const context = await this.browser().newContext({ viewport: VIEWPORT, colorScheme: 'light' })
+    const entry = { context, origin, stray: [] as string[] }
+    context.on('request', (request) => {
+      const url = request.url()
+      // data: URLs (the page's empty favicon) load nothing from anywhere.
+      if (!url.startsWith('data:') && new URL(url).origin !== origin) entry.stray.push(url)
+    })
+    this.open.push(entry)
+    const page = await context.newPage()
+    await page.goto(`${origin}/__sandbox/`)
+    await expect.poll(() => page.locator('#pets-body tr').count(), LIVE).toBeGreaterThan(0)
+    return page
+  }
+
+  /** Closes every context, then asserts that none of them requested anything from another origin. */
+  async closeAll(): Promise<void> {
+    const closed = this.open.splice(0)
+    for (const { context } of closed) await context.close()
+    expect(closed.flatMap(({ stray }) => stray)).toEqual([])
+  }
+}
+
+const rangeOf = (page: Page) => page.locator('#pets-range').innerText()
+const idsOf = (page: Page) => page.locator('#pets-body tr td:first-child').allInnerTexts()
+const scenariosOf = (page: Page) => page.locator('#scenarios li').allInnerTexts()
+/** A row's cells as text: the "new" badge reads "new (created since the last reset)". */
+const cellsOf = (page: Page, row: 'first' | 'last') =>
+  page.locator('#pets-body tr')[row]().locator('td').allTextContents()
+const NEW = 'new (created since the last reset)'
+
+/** Switches the theme, then waits out the CSS transitions it starts (axe would read colours half-way). */
+async function theme(page: Page, colorScheme: 'light' | 'dark'): Promise<void> {
+  await page.emulateMedia({ colorScheme })
+  expect(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)).toBe(colorScheme === 'dark')
+  await page.waitForFunction(() => document.getAnimations().length === 0)
+}
+
+async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE })
+  const violations = await page.evaluate(async () => {
+    const { axe } = window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
+    return (await axe.run()).violations
+  })
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+}
+
+/** A short, readable account of axe's findings for a failed assertion. */
+const summary = (violations: AxeViolation[]) =>
+  violations.map(
+    ({ id, impact, help, nodes }) => `${impact ?? '?'} ${id}: ${help} at ${JSON.stringify(nodes.map((n) => n.target))}`,
+  )
+
+describe('the dashboard in headless Chromium, against the bundled seed', () => {
+  let server: RunningServer
+  let browser: Browser
+  const contexts = new Contexts(() => browser)
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startServer({ port: 0 }), launchChromium()])
+    mkdirSync(SCREENSHOTS, { recursive: true })
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser.close()
+    await server.close()
+  })
+
+  beforeEach(() => server.sandbox.reset())
+
+  // Every test ends here: no context may have loaded anything from another origin.
+  afterEach(() => contexts.closeAll())
+
+  it('shows the 32 pets of the seed in id order, and the health of the sandbox', async () => {
+    const page = await contexts.page(server.url)
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    expect(await idsOf(page)).toEqual(Array.from({ length: 32 }, (_, i) => String(i + 1)))
+    expect(await cellsOf(page, 'first')).toEqual(['1', 'Biscuit', 'dogs (1)', 'available'])
+    expect(await page.locator('#pets-body .badge.new').count()).toBe(0)
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
+    await expect.poll(() => page.locator('#health-version').innerText(), LIVE).toBe(version)
+    expect(await page.locator('#health-mode').innerText()).toBe('shared')
+    expect(await page.locator('#health-pets').innerText()).toBe('32')
+    expect(await page.locator('#tenant-field').isHidden()).toBe(true)
+    await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
+    for (const id of ['page-first', 'page-prev', 'page-next', 'page-last']) {
+      expect(await page.locator(`#${id}`).getAttribute('aria-disabled')).toBe('true')
+    }
+    expect(await server.sandbox.pets.count()).toBe(32)
+  })
+
+  it('shows a pet created through the API, and its request in the journal, without a reload', async () => {
+    const page = await contexts.page(server.url)
+    await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
+    await page.evaluate(() => {
+      ;(window as unknown as { notReloaded: boolean }).notReloaded = true
+    })
+
+    const response = await createPet(server, { name: 'Pip from outside', categoryId: 3, status: 'pending' })
+    expect(response.status).toBe(201)
+    expect(await response.json()).toEqual({ id: 33, name: 'Pip from outside', categoryId: 3, status: 'pending' })
+
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+    expect(await cellsOf(page, 'last')).toEqual(['33', `Pip from outside ${NEW}`, 'birds (3)', 'pending'])
+    expect(await page.locator('#pets-body .badge.new').count()).toBe(1)
+
+    const newest = page.locator('#journal button').first()
+    await expect.poll(() => newest.textContent(), LIVE).toMatch(/POST \/v1\/pets 201 Created .* ms createPet/)
+    await newest.click()
+    expect(await newest.getAttribute('aria-current')).toBe('true')
+    const details = page.locator('#request-details')
+    expect(await details.locator('#details-heading').innerText()).toMatch(/^Request \d+: POST \/v1\/pets$/)
+    const headers = await details.getByLabel('Headers', { exact: true }).innerText()
+    expect(headers).toContain('authorization: Bearer [redacted]')
+    expect(headers).toContain('content-type: application/json')
+    expect(await details.innerText()).not.toContain(KEY)
+    const body = await details.getByLabel('Body', { exact: true }).innerText()
+    expect(JSON.parse(body)).toEqual({ name: 'Pip from outside', categoryId: 3, status: 'pending' })
+
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true)
+    expect(await server.sandbox.pets.count()).toBe(33)
+  })
+
+  it('resets the data from the page, after a confirmation', async () => {
+    expect((await createPet(server, { name: 'Doomed', categoryId: 1 })).status).toBe(201)
+    const page = await contexts.page(server.url)
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+
+    await page.getByRole('button', { name: 'Reset data' }).click()
+    expect(await page.locator('#reset').isHidden()).toBe(true)
+    expect(await server.sandbox.pets.count()).toBe(33)
+    await page.getByRole('button', { name: 'Confirm reset' }).click()
+
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    expect(await server.sandbox.pets.count()).toBe(32)
+    expect(await page.locator('#pets-body').innerText()).not.toContain('Doomed')
+    await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('The data is reset.')
+    expect(await page.locator('#reset').isVisible()).toBe(true)
+    expect(await page.locator('#reset-confirm').isHidden()).toBe(true)
+  })
+
+  it('adds scenarios from presets, which the API then follows, and clears them', async () => {
+    const page = await contexts.page(server.url)
+    const presets = page.getByRole('group', { name: 'Add a scenario' })
+
+    await presets.getByRole('button', { name: 'The next createPet fails with 503' }).click()
+    await expect.poll(() => scenariosOf(page), LIVE).toEqual(['createPet fails with 503, for the next 1 call'])
+    expect(server.sandbox.scenarios.list()).toEqual([
+      expect.objectContaining({ operation: 'createPet', status: 503, remaining: 1 }),
+    ])
+    expect((await createPet(server, { name: 'Refused', categoryId: 1 })).status).toBe(503)
+    expect(server.sandbox.scenarios.list()).toEqual([])
+    await expect.poll(() => scenariosOf(page), LIVE).toEqual(['No scenarios: every call is answered normally.'])
+    expect((await createPet(server, { name: 'Accepted', categoryId: 1 })).status).toBe(201)
+
+    await presets.getByRole('button', { name: 'Every call fails with 500 until cleared' }).click()
+    await expect.poll(() => scenariosOf(page), LIVE).toEqual(['Every call fails with 500, until cleared'])
+    expect((await fetch(`${server.apiUrl}/pets`, { headers: AUTH })).status).toBe(500)
+    expect((await fetch(`${server.apiUrl}/pets/1`, { headers: AUTH })).status).toBe(500)
+    expect(server.sandbox.scenarios.list()).toHaveLength(1)
+
+    await page.getByRole('button', { name: 'Clear all scenarios' }).click()
+    await expect.poll(() => scenariosOf(page), LIVE).toEqual(['No scenarios: every call is answered normally.'])
+    expect(server.sandbox.scenarios.list()).toEqual([])
+    expect((await fetch(`${server.apiUrl}/pets`, { headers: AUTH })).status).toBe(200)
+  })
+
+  it('downloads the state as a file and puts it back by uploading it', async () => {
+    expect((await createPet(server, { name: 'Kept', categoryId: 2, status: 'sold' })).status).toBe(201)
+    const page = await contexts.page(server.url)
+    const saved = await server.sandbox.snapshot()
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download state' }).click(),
+    ])
+    expect(download.suggestedFilename()).toBe('petstore-state.json')
+    const file = readFileSync(await download.path())
+    const state = JSON.parse(file.toString('utf8')) as StoreState
+    expect(state.nextId).toBe(34)
+    expect(state.pets).toHaveLength(33)
+    expect(state.pets.at(-1)).toEqual({ id: 33, name: 'Kept', categoryId: 2, status: 'sold' })
+    expect(state).toEqual(saved)
+
+    expect((await createPet(server, { name: 'Changed later', categoryId: 1 })).status).toBe(201)
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–34 of 34 pets')
+    expect(await server.sandbox.snapshot()).not.toEqual(state)
+
+    await page.getByLabel('State file (JSON)').setInputFiles({
+      name: 'petstore-state.json',
+      mimeType: 'application/json',
+      buffer: file,
+    })
+    await page.getByRole('button', { name: 'Upload state' }).click()
+    await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('State replaced from petstore-state.json.')
+    expect(await server.sandbox.snapshot()).toEqual(state)
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+    expect(await page.locator('#state-error').innerText()).toBe('')
+  })
+
+  it('passes axe-core in the light and the dark theme, and saves screenshots of both', async () => {
+    for (const pet of [
+      { name: 'Mochi', categoryId: 2, status: 'available' },
+      { name: 'Sprocket', categoryId: 1 },
+    ]) {
+      expect((await createPet(server, pet)).status).toBe(201)
+    }
+    expect((await fetch(`${server.apiUrl}/pets/404`, { headers: AUTH })).status).toBe(404)
+    expect((await fetch(`${server.apiUrl}/pets`)).status).toBe(401)
+    server.sandbox.scenarios.add({ operation: 'getPet', status: 404, times: 2 })
+
+    const page = await contexts.page(server.url)
+    await expect.poll(() => page.locator('#journal button').count(), LIVE).toBe(4)
+    await expect.poll(() => scenariosOf(page), LIVE).toEqual(['getPet fails with 404, for the next 2 calls'])
+    // The traffic counters outlive resets: the earlier tests' requests count too.
+    await expect
+      .poll(() => page.locator('#chart-summary').innerText(), LIVE)
+      .toMatch(/^\d+ requests in the last 5 minutes/)
+    const legend = await page.locator('#chart-legend li').allInnerTexts()
+    expect(legend).toHaveLength(4)
+    expect(Number(/^4xx: (\d+)$/.exec(legend[2] ?? '')?.[1])).toBeGreaterThanOrEqual(2)
+    expect(await page.locator('#chart-svg path.bar.c4xx').getAttribute('d')).toMatch(/^M\d+ /)
+
+    expect(summary(await axeViolations(page))).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-light.png'), fullPage: true })
+
+    await theme(page, 'dark')
+    expect(summary(await axeViolations(page))).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-dark.png'), fullPage: true })
+
+    // A selected request, its details shown: light again.
+    await theme(page, 'light')
+    await page.locator('#journal button', { hasText: '401 Unauthorized' }).click()
+    expect(await page.locator('#details-heading').innerText()).toMatch(/^Request \d+: GET \/v1\/pets$/)
+    expect(summary(await axeViolations(page))).toEqual([])
+    await page.locator('#traffic-panel').screenshot({ path: join(SCREENSHOTS, 'dashboard-request.png') })
+  })
+
+  it('says that a GET request has no recorded body, rather than showing the null the journal holds', async () => {
+    expect((await fetch(`${server.apiUrl}/pets/7`, { headers: AUTH })).status).toBe(200)
+    const page = await contexts.page(server.url)
+    const row = page.locator('#journal button').first()
+    await expect.poll(() => row.textContent(), LIVE).toMatch(/GET \/v1\/pets\/7 200 OK .* getPet/)
+    await row.click()
+    const details = page.locator('#request-details')
+    expect(await details.getByLabel('Headers', { exact: true }).innerText()).toContain(
+      'authorization: Bearer [redacted]',
+    )
+    expect(await details.getByLabel('Body', { exact: true }).innerText()).toBe(
+      'Not recorded (only createPet reads its body).',
+    )
+  })
+})
+
+describe('the dashboard over 100,000 generated pets', () => {
+  let server: RunningServer
+  let browser: Browser
+  const contexts = new Contexts(() => browser)
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([
+      startServer({ port: 0, generate: 100_000, randomSeed: 1 }),
+      launchChromium(),
+    ])
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser.close()
+    await server.close()
+  })
+
+  afterEach(() => contexts.closeAll())
+
+  it('pages through them 50 at a time, to the last page, and filters them by status', async () => {
+    const page = await contexts.page(server.url)
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–50 of 100,000 pets')
+    expect(await idsOf(page)).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 1)))
+    expect(await page.locator('#page-prev').getAttribute('aria-disabled')).toBe('true')
+
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 51–100 of 100,000 pets')
+    expect(await idsOf(page)).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 51)))
+    expect(await page.locator('#page-prev').getAttribute('aria-disabled')).toBe('false')
+
+    await page.getByRole('button', { name: 'Last page' }).click()
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 99,951–100,000 of 100,000 pets')
+    expect(await idsOf(page)).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 99_951)))
+    expect(await page.locator('#page-next').getAttribute('aria-disabled')).toBe('true')
+    expect(await page.locator('#page-last').getAttribute('aria-disabled')).toBe('true')
+    // aria-disabled keeps the button focusable; pressed at the end, it asks for nothing.
+    const asked: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes('/__sandbox/pets')) asked.push(request.url())
+    })
+    await page.getByRole('button', { name: 'Next page' }).focus()
+    await page.keyboard.press('Enter')
+    await page.waitForTimeout(300)
+    expect(asked).toEqual([])
+    expect(await rangeOf(page)).toBe('Rows 99,951–100,000 of 100,000 pets')
+
+    const sold = await server.sandbox.pets.list({ status: 'sold' })
+    expect(sold.length).toBeGreaterThan(0)
+    expect(sold.length).toBeLessThan(100_000)
+    await page.getByLabel('Status filter').selectOption('sold')
+    const expected = `Rows 1–50 of ${sold.length.toLocaleString('en')} sold pets`
+    await expect.poll(() => rangeOf(page), LIVE).toBe(expected)
+    expect(await idsOf(page)).toEqual(sold.slice(0, 50).map((pet) => String(pet.id)))
+    expect(await page.locator('#pets-body tr td:last-child').allInnerTexts()).toEqual(Array(50).fill('sold'))
+    expect(await server.sandbox.pets.count()).toBe(100_000)
+  })
+})
+
+describe('the dashboard in isolated mode', () => {
+  let server: RunningServer
+  let browser: Browser
+  const contexts = new Contexts(() => browser)
+
+  beforeAll(async () => {
+    // Isolated mode warns on start that any key is accepted.
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    ;[server, browser] = await Promise.all([startServer({ port: 0, isolate: true }), launchChromium()])
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser.close()
+    await server.close()
+    vi.restoreAllMocks()
+  })
+
+  afterEach(() => contexts.closeAll())
+
+  it('lists the tenants of two keys, and shows one tenant’s data at a time', async () => {
+    const WORKER = 'worker-secret-7'
+    expect((await fetch(`${server.apiUrl}/pets`, { headers: AUTH })).status).toBe(200)
+    expect((await createPet(server, { name: 'Only for the worker', categoryId: 4 }, WORKER)).status).toBe(201)
+    expect(await server.sandbox.tenant(WORKER).count()).toBe(33)
+    expect(await server.sandbox.tenant(KEY).count()).toBe(32)
+
+    const page = await contexts.page(server.url)
+    await expect
+      .poll(() => page.locator('#health-mode').innerText(), LIVE)
+      .toBe('isolated (one copy of the data per key)')
+    const tenant = page.getByLabel('Tenant', { exact: true })
+    expect(await tenant.isVisible()).toBe(true)
+    const options = await tenant.locator('option').allInnerTexts()
+    expect(options.toSorted()).toEqual(['default', 'work******** (15 characters)'])
+    expect(await tenant.evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.text)).toBe('default')
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    expect(await page.locator('#pets-body').innerText()).not.toContain('Only for the worker')
+
+    await tenant.selectOption({ label: 'work******** (15 characters)' })
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+    expect(await cellsOf(page, 'last')).toEqual(['33', `Only for the worker ${NEW}`, 'fish (4)', 'none'])
+    // The journal follows the tenant too: the worker made one request.
+    await expect
+      .poll(() => page.locator('#journal button').allTextContents(), LIVE)
+      .toEqual([expect.stringMatching(/POST \/v1\/pets 201 Created .* createPet work\*{8} \(15 characters\)$/)])
+
+    await tenant.selectOption({ label: 'default' })
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    expect(await page.content()).not.toContain(WORKER)
+  })
+})
