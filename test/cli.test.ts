@@ -35,6 +35,7 @@ describe('the petstore-sandbox command', () => {
     const { cli, apiUrl } = await start(['--port', '0'])
     expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
     expect(cli.stdout()).toContain('API key: petstore-sandbox-key')
+    expect(cli.stdout()).toContain(`Dashboard: ${apiUrl.replace(/\/v1$/, '')}/__sandbox/`)
     expect(cli.stdout()).toContain(`curl -H 'Authorization: Bearer petstore-sandbox-key' '${apiUrl}/pets?limit=3'`)
 
     const response = await checkedFetch(`${apiUrl}/pets?limit=3`, {

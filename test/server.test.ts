@@ -324,6 +324,7 @@ describe('startServer', () => {
       expect(response.headers.get('content-type')).toMatch(/^text\/html/)
       const html = await response.text()
       expect(html).toContain('data-api-key="petstore-sandbox-key"')
+      expect(html).toContain('<a href="/__sandbox/">the dashboard</a>')
       const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
         .map((match) => match[1] ?? '')
         // An empty data: icon keeps browsers from asking for /favicon.ico; it loads nothing.
