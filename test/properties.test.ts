@@ -90,14 +90,18 @@ const bodyText = fc.oneof(
     .map((padding) => JSON.stringify({ name: 'Big', categoryId: 1, padding })),
 )
 
+// Not `.` or `..` (or `%2e`): fetch removes those before msw sees the URL, which can leave /v1
+// altogether; the raw-socket tests in server.test.ts send them as they are.
+const pathSegment = fc.webSegment().filter((segment) => !/^(?:\.|%2e){1,2}$/i.test(segment))
+
 const pathArbitrary = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom('/v1/pets', '/v1/pets/', '/v1/pets/1', '/v1/pets/32', '/v1/pets/33', '/v1/pets/0'),
   },
   fc.oneof(fc.integer(), numberish, unicodeText).map((id) => `/v1/pets/${encodeURIComponent(String(id))}`),
-  fc.webSegment().map((segment) => `/v1/pets/${segment}`),
-  fc.array(fc.webSegment(), { maxLength: 3 }).map((segments) => `/v1/${segments.join('/')}`),
+  pathSegment.map((segment) => `/v1/pets/${segment}`),
+  fc.array(pathSegment, { maxLength: 3 }).map((segments) => `/v1/${segments.join('/')}`),
   fc.constantFrom('/v1', '/v1/store/orders', '/v1/beta/x', '/v1/experimental/y', '/v1/pets/1/photos'),
 )
 
