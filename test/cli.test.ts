@@ -65,8 +65,9 @@ describe('the petstore-sandbox command', () => {
 
     it('lets a request in flight finish on SIGTERM, then exits 0', async () => {
       const { cli, apiUrl } = await start(['--port', '0', '--quiet'])
-      const answer = delayed(apiUrl, 600)
-      await new Promise((resolve) => setTimeout(resolve, 150))
+      const answer = delayed(apiUrl, 1500)
+      // Long enough for the request to be in flight on a loaded machine, well inside its delay.
+      await new Promise((resolve) => setTimeout(resolve, 500))
       cli.child.kill('SIGTERM')
       await waitFor(cli, /Stopping \(SIGTERM\): letting 1 request in flight finish, for up to 5000 ms/)
       const response = await answer

@@ -365,8 +365,8 @@ describe('tenants', () => {
     try {
       const first = await send(sandbox, 'slow-key', 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
       expect(((await first.json()) as { id: number }).id).toBe(33)
-      const slow = send(sandbox, 'slow-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=300' })
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      const slow = send(sandbox, 'slow-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=1000' })
+      await new Promise((resolve) => setTimeout(resolve, 250))
       // Two more keys arrive while slow-key's request waits: the default key stays, so one must go.
       await send(sandbox, 'other-1', 'GET', '/v1/pets')
       await send(sandbox, 'other-2', 'GET', '/v1/pets')
@@ -380,11 +380,11 @@ describe('tenants', () => {
 
   it('are held through the run-wide --delay too', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
-    const sandbox = createSandbox({ isolate: true, maxTenants: 2, delay: 200 })
+    const sandbox = createSandbox({ isolate: true, maxTenants: 2, delay: 1000 })
     try {
       await send(sandbox, 'key-a', 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
       const waiting = send(sandbox, 'key-a', 'GET', '/v1/pets/33')
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await new Promise((resolve) => setTimeout(resolve, 250))
       await send(sandbox, 'key-b', 'GET', '/v1/pets')
       expect((await waiting).status).toBe(200)
     } finally {
@@ -396,8 +396,8 @@ describe('tenants', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
     const sandbox = createSandbox({ isolate: true, maxTenants: 2 })
     try {
-      const slow = send(sandbox, 'busy-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=200' })
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      const slow = send(sandbox, 'busy-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=1000' })
+      await new Promise((resolve) => setTimeout(resolve, 250))
       // The default key's tenant and busy-key's are not evictable: new-key passes the cap while it
       // is answered, and is the idle one evicted as soon as it is done.
       expect((await send(sandbox, 'new-key', 'GET', '/v1/pets')).status).toBe(200)
