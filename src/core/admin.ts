@@ -209,7 +209,7 @@ const listTenants = admin({
 })
 
 /** The dashboard's table: a page of the whole store, past the API's limit of 100. */
-export const MAX_PAGE = 1000
+const MAX_PAGE = 1000
 
 const listAllPets = admin({
   id: 'listAllPets',

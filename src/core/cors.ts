@@ -69,7 +69,7 @@ export function createCorsPolicy(routes: readonly Route[], corsOrigins: readonly
 }
 
 /** Response headers the pipeline sets around operations, given what the operations are. */
-export function pipelineHeaders(operations: readonly { key: string; simulated?: boolean }[]): string[] {
+function pipelineHeaders(operations: readonly { key: string; simulated?: boolean }[]): string[] {
   return [
     ...(operations.some((operation) => operation.key !== 'none') ? ['WWW-Authenticate'] : []),
     'Allow',
