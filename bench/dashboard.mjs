@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
+import FLAGS from '../test/support/chromium-flags.json' with { type: 'json' }
 import { startSandbox } from './servers.mjs'
 import { median } from './stats.mjs'
 
@@ -20,13 +21,7 @@ function launch() {
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: FLAGS,
   })
 }
 

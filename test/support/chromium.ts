@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
+// Shared with bench/dashboard.mjs, which is plain JavaScript and cannot import this file.
+import FLAGS from './chromium-flags.json' with { type: 'json' }
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -15,13 +17,6 @@ export async function launchChromium(extraArgs: readonly string[] = []): Promise
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...extraArgs,
-    ],
+    args: [...FLAGS, ...extraArgs],
   })
 }
