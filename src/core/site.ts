@@ -11,6 +11,7 @@ import type { CoreResponse } from './http.js'
 import { createOpenApiDocument } from './openapi.js'
 import { dashboardPage } from '../dashboard/page.js'
 import type { Operation, Route } from './routes.js'
+import type { SandboxState } from './state.js'
 
 const DOCS_PATH = '/__sandbox/docs'
 const UI_PATH = '/__sandbox/ui'
@@ -45,13 +46,8 @@ const docsAsset: Operation = {
     if (name === 'reference.js') {
       return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8' }, body: REFERENCE_SCRIPT }
     }
-    const asset = state.assets(name)
-    if (asset === undefined) throw notFoundOutsideApi(target.path, state.basePath)
-    return {
-      status: 200,
-      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600' },
-      body: asset.bytes,
-    }
+    // Swagger UI's files change only with the package.
+    return shipped(state, name, target.path, 'public, max-age=3600')
   },
 }
 
@@ -74,11 +70,15 @@ const dashboardAsset: Operation = {
   hidden: true,
   errors: ['not_found'],
   success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
-  run({ params, state, target }) {
-    const asset = state.assets(`ui/${params.file ?? ''}`)
-    if (asset === undefined) throw notFoundOutsideApi(target.path, state.basePath)
-    return { status: 200, headers: { 'Content-Type': asset.type, 'Cache-Control': 'no-cache' }, body: asset.bytes }
-  },
+  // Revalidated: a rebuilt dashboard must not run beside a cached old script.
+  run: ({ params, state, target }) => shipped(state, `ui/${params.file ?? ''}`, target.path, 'no-cache'),
+}
+
+/** A file the host ships, or the 404 any unknown path outside the API gets. */
+function shipped(state: SandboxState, name: string, path: string, cacheControl: string): CoreResponse {
+  const asset = state.assets(name)
+  if (asset === undefined) throw notFoundOutsideApi(path, state.basePath)
+  return { status: 200, headers: { 'Content-Type': asset.type, 'Cache-Control': cacheControl }, body: asset.bytes }
 }
 
 /** The site's routes; each sandbox gets its own, holding its own copy of the document once built. */
