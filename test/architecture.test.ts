@@ -1,6 +1,7 @@
 /**
  * The layout keeps its promises: the core imports no platform and neither adapter, the msw
- * adapter no Node, the Node entry and the CLI no msw, and the main entry builds nothing on import.
+ * adapter no Node, the Node entry and the CLI no msw, the main entry builds nothing on import, and
+ * the admin client takes only types from the core.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -38,6 +39,21 @@ describe('the layout', () => {
     for (const { file, text } of sourcesIn('node')) {
       for (const specifier of importsOf(text)) expect(specifier, file).not.toMatch(/^msw|\/msw\//)
     }
+  })
+
+  it('lets the admin client take types from the core and nothing at runtime', () => {
+    const text = read('src/client.ts')
+    expect(text).toMatch(/May import: /)
+    // `import { type X }` is not enough: verbatimModuleSyntax keeps it as `import {} from`, which loads the file.
+    const statements = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s+([^'"]*?)\s*from\s+'([^']+)'/g)]
+    expect(statements.length).toBeGreaterThan(0)
+    expect(statements.map((match) => match[2])).toEqual(importsOf(text))
+    for (const [statement, clause = '', specifier = ''] of statements) {
+      expect(clause, statement).toMatch(/^type\s/)
+      expect(specifier, statement).toMatch(/^\.\/core\//)
+    }
+    // A dynamic import is told from the client's `state.import(...)` method by its quoted specifier.
+    expect(text, 'a side-effect or dynamic import').not.toMatch(/(?:^|\n)\s*import\s*['"]|\bimport\s*\(\s*['"`]/)
   })
 })
 

@@ -1,0 +1,238 @@
+/**
+ * The admin client, `petstore-sandbox/client`: the `/__sandbox` routes of a running sandbox as
+ * typed calls, for e2e suites (a Playwright fixture per worker) and pages that steer the sandbox.
+ * It runs wherever `fetch` does. The core's shapes come in as types only, erased on build, so
+ * the built file imports nothing: no zod, no msw, nothing of Node.
+ *
+ * May import: types from the core, with `import type` (never `import { type X }`, which
+ * verbatimModuleSyntax keeps as a runtime import). Nothing at runtime.
+ */
+import type { JournalEntry, SandboxHealth, Scenario } from './core/admin-contract.js'
+import type { Pet, StoreState } from './core/contract.js'
+import type { ErrorCode } from './core/errors.js'
+import type { JournalFilter } from './core/journal.js'
+import type { OperationId, ScenarioInput } from './core/scenarios.js'
+
+export type {
+  ErrorCode,
+  JournalEntry,
+  JournalFilter,
+  OperationId,
+  Pet,
+  SandboxHealth,
+  Scenario,
+  ScenarioInput,
+  StoreState,
+}
+
+export interface SandboxClientOptions {
+  /**
+   * The sandbox's origin, e.g. `http://127.0.0.1:3210`. The admin routes live at the origin's
+   * root, so a path is ignored: `server.apiUrl` (`.../v1`) works as well as `server.url`.
+   */
+  baseUrl: string | URL
+  /**
+   * Sent as `Authorization: Bearer <key>` on every call. With `--isolate` it scopes reset, the
+   * journal, scenarios and state to that key's data; without it they act on the default data
+   * (reset: on everything).
+   */
+  key?: string | undefined
+  /**
+   * Default: the global `fetch`, looked up on each call, so an interceptor installed after the
+   * client was made (msw's `server.listen()`) still sees its requests. Called unbound, so
+   * `window.fetch` can be passed as it is.
+   */
+  fetch?: typeof fetch | undefined
+}
+
+/** The admin routes of one sandbox, as seen by one key (or none). */
+export interface SandboxClient {
+  /** The key sent on every call, or undefined. */
+  readonly key: string | undefined
+  /** `POST /__sandbox/reset`: the seed, the id sequence, an empty journal and no scenarios (with a key, its data only). */
+  reset(): Promise<void>
+  readonly scenarios: {
+    /** `GET /__sandbox/scenarios`: the scenarios in force, first come first served. */
+    list(): Promise<Scenario[]>
+    /** `POST /__sandbox/scenarios`: the next `times` calls (all, when left out) fail and/or wait. */
+    add(input: ScenarioInput): Promise<Scenario>
+    /** `DELETE /__sandbox/scenarios`. */
+    clear(): Promise<void>
+  }
+  /** `GET /__sandbox/requests`: the journal, oldest first; `operation: null` picks requests that matched none. */
+  requests(filter?: JournalFilter): Promise<JournalEntry[]>
+  readonly state: {
+    /** `GET /__sandbox/state`: every pet and the next id. */
+    export(): Promise<StoreState>
+    /** `PUT /__sandbox/state`: replaces them, or changes nothing and throws a 400 naming each bad field. */
+    import(state: StoreState): Promise<void>
+  }
+  /** `GET /__sandbox/health`: version, uptime, mode, tenants, evictions. */
+  health(): Promise<SandboxHealth>
+  /** The same sandbox and fetch, as another key sees it: one client per e2e worker. Undefined: no key. */
+  forKey(key: string | undefined): SandboxClient
+}
+
+/**
+ * A sandbox answer other than 2xx. `status`, `code` and `message` are the sandbox's own Error
+ * body; an answer that is not one (a proxy's HTML page, a wrong baseUrl) gets the code
+ * `unexpected_response` and a message naming the request. Messages never hold the key.
+ */
+export class SandboxClientError extends Error {
+  override readonly name = 'SandboxClientError'
+  /** The HTTP status of the answer. */
+  readonly status: number
+  /** The Error body's code, or `unexpected_response` when the answer held none. */
+  readonly code: ErrorCode | 'unexpected_response'
+  /** The request's method, e.g. `PUT`. */
+  readonly method: string
+  /** The request's path and query, e.g. `/__sandbox/state`. */
+  readonly path: string
+
+  constructor(
+    message: string,
+    details: { status: number; code: ErrorCode | 'unexpected_response'; method: string; path: string },
+  ) {
+    super(message)
+    this.status = details.status
+    this.code = details.code
+    this.method = details.method
+    this.path = details.path
+  }
+}
+
+// RFC 6750 b64token, the rule the sandbox holds keys to. Checked here because fetch's own error
+// for a header it cannot send quotes the value, and the value would be the key.
+const TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/
+
+/**
+ * Creates a client for a running sandbox's admin routes. Throws a TypeError when `baseUrl` is
+ * not an absolute http(s) URL or `key` is not a bearer token, so a typo fails at setup and not
+ * in the first test. A call that gets no answer rejects with a TypeError naming the URL (fetch's
+ * own error as its `cause`); a call answered with a non-2xx status rejects with a SandboxClientError.
+ *
+ * @example
+ * const sandbox = createSandboxClient({ baseUrl: 'http://127.0.0.1:3210', key: `worker-${index}` })
+ * await sandbox.reset()
+ * await sandbox.scenarios.add({ operation: 'listPets', status: 503, times: 1 })
+ */
+export function createSandboxClient(options: SandboxClientOptions): SandboxClient {
+  const origin = originOf(options.baseUrl)
+  const { key, fetch: injected } = options
+  if (key !== undefined && (typeof key !== 'string' || !TOKEN_PATTERN.test(key))) {
+    throw new TypeError(
+      'Failed to create the sandbox client: key is not a valid bearer token. Use letters, digits and - . _ ~ + / only.',
+    )
+  }
+  const authorization: Record<string, string> = key === undefined ? {} : { Authorization: `Bearer ${key}` }
+
+  async function send(method: string, path: string, body?: unknown): Promise<Response> {
+    const url = `${origin}/__sandbox${path}`
+    const init: RequestInit = {
+      method,
+      headers: body === undefined ? authorization : { ...authorization, 'Content-Type': 'application/json' },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    }
+    let response: Response
+    try {
+      response = await (injected === undefined ? globalThis.fetch(url, init) : injected(url, init))
+    } catch (error) {
+      // fetch rejects with a bare TypeError ("fetch failed") that names neither the URL nor what to check.
+      if (!(error instanceof TypeError)) throw error
+      throw new TypeError(
+        `Failed to reach the sandbox: ${method} ${url} got no answer. Make sure the sandbox is running and baseUrl points at it (from a web page: that the page's origin is a local one, the only kind the admin routes answer).`,
+        { cause: error },
+      )
+    }
+    if (!response.ok) throw await errorOf(response, method, `/__sandbox${path}`, url)
+    return response
+  }
+
+  async function sendJson<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await send(method, path, body)
+    const parsed = parseJson(await response.text())
+    if (parsed === undefined) {
+      throw unexpected(response, method, `/__sandbox${path}`, `${origin}/__sandbox${path}`, 'no JSON body')
+    }
+    // The sandbox's own answer; checking it would take zod, which this file must not load.
+    return parsed.value as T
+  }
+
+  async function sendVoid(method: string, path: string, body?: unknown): Promise<void> {
+    const response = await send(method, path, body)
+    // The routes answer 204; a body there anyway is cancelled so it does not hold the connection.
+    await response.body?.cancel()
+  }
+
+  return {
+    key,
+    reset: () => sendVoid('POST', '/reset'),
+    scenarios: {
+      list: () => sendJson<Scenario[]>('GET', '/scenarios'),
+      add: (input) => sendJson<Scenario>('POST', '/scenarios', input),
+      clear: () => sendVoid('DELETE', '/scenarios'),
+    },
+    requests(filter = {}) {
+      const query = new URLSearchParams()
+      if (filter.operation !== undefined) query.set('operation', filter.operation ?? 'none')
+      if (filter.method !== undefined) query.set('method', filter.method)
+      if (filter.status !== undefined) query.set('status', String(filter.status))
+      const search = query.toString()
+      return sendJson<JournalEntry[]>('GET', search === '' ? '/requests' : `/requests?${search}`)
+    },
+    state: {
+      export: () => sendJson<StoreState>('GET', '/state'),
+      import: (state) => sendVoid('PUT', '/state', state),
+    },
+    health: () => sendJson<SandboxHealth>('GET', '/health'),
+    forKey: (other) => createSandboxClient({ baseUrl: origin, key: other, fetch: injected }),
+  }
+}
+
+function originOf(baseUrl: string | URL): string {
+  let url: URL | undefined
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    url = undefined
+  }
+  if (url === undefined || !/^https?:$/.test(url.protocol)) {
+    throw new TypeError(
+      `Failed to create the sandbox client: baseUrl ${JSON.stringify(String(baseUrl))} is not an absolute http(s) URL. Use the sandbox's origin, such as "http://127.0.0.1:3210".`,
+    )
+  }
+  return url.origin
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown }
+  } catch {
+    return undefined
+  }
+}
+
+/** The sandbox's Error body when the answer carries one, else an `unexpected_response`. */
+async function errorOf(response: Response, method: string, path: string, url: string): Promise<SandboxClientError> {
+  const parsed = parseJson(await response.text().catch(() => ''))?.value
+  if (isErrorBody(parsed, response.status)) {
+    return new SandboxClientError(parsed.message, { status: parsed.status, code: parsed.code, method, path })
+  }
+  return unexpected(response, method, path, url, 'not a sandbox Error body')
+}
+
+function unexpected(response: Response, method: string, path: string, url: string, what: string): SandboxClientError {
+  const status = `${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`
+  return new SandboxClientError(
+    `${method} ${url} answered ${status} with ${what}. Make sure baseUrl is the sandbox's origin and nothing in between rewrites its answers.`,
+    { status: response.status, code: 'unexpected_response', method, path },
+  )
+}
+
+// The sandbox always sends { code, message, status } with status equal to the HTTP status; a
+// proxy's JSON error seldom does, and its code would not be one of ours.
+function isErrorBody(body: unknown, status: number): body is { code: ErrorCode; message: string; status: number } {
+  if (typeof body !== 'object' || body === null) return false
+  const fields = body as Record<string, unknown>
+  return typeof fields.code === 'string' && typeof fields.message === 'string' && fields.status === status
+}
