@@ -1,7 +1,8 @@
 // Bundles the CLI into one minified CommonJS file with a V8 code cache beside it: on Node 20,
 // which has no compile cache, start-up is mostly resolving, compiling and running modules (zod,
 // commander, the sandbox); one small file, read from a cache, is the least of that.
-// The library entries stay unbundled (tsc), so consumers share their own msw.
+// The ESM library entries stay unbundled (tsc) and the CommonJS ones (build-cjs.mjs) keep
+// packages external, so consumers share their own msw.
 import { writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { build } from 'esbuild'
