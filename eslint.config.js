@@ -4,7 +4,22 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'scratch/', 'coverage/', 'examples/*/dist/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'scratch/',
+      'coverage/',
+      'examples/*/dist/',
+      // Consumer projects: they import the package by name, which resolves only where it is
+      // installed; the consumer matrix type-checks and runs them there (scripts/consumer/).
+      'examples/commonjs/',
+      'examples/jest/',
+      'examples/jest-commonjs/',
+      'examples/playwright/',
+      'examples/vitest/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -4,7 +4,8 @@ import { createSandbox, type ErrorBody, type Pet } from 'petstore-sandbox'
 
 const sandbox = createSandbox()
 const worker = setupWorker(...sandbox.handlers)
-await worker.start({ onUnhandledRequest: 'bypass', quiet: true })
+// No onUnhandled option: msw 2 calls it onUnhandledRequest and msw 3 onUnhandledFrame.
+await worker.start({ quiet: true })
 
 const element = (id: string) => document.getElementById(id) as HTMLElement
 const input = (id: string) => document.getElementById(id) as HTMLInputElement
