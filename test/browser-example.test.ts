@@ -1,8 +1,12 @@
 /**
  * examples/browser in a real browser: built with Vite, served on localhost, and driven in
  * Debian's chromium with playwright-core. The sandbox's handlers run in msw's service worker.
+ * By default it builds the example against the source; the consumer matrix
+ * (scripts/consumer/browser.sh) builds it from the packed tarball with msw 2 or 3 instead and
+ * points BROWSER_EXAMPLE_DIST at that build (and BROWSER_EXAMPLE_MSW at its msw's version).
  */
 import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { createServer, type Server } from 'node:http'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from './support/chromium.js'
 
 const root = fileURLToPath(new URL('../examples/browser', import.meta.url))
-const dist = join(root, 'dist')
+const prebuilt = process.env.BROWSER_EXAMPLE_DIST
+const dist = prebuilt ?? join(root, 'dist')
+// The msw the build took its service worker from: this repository's, or the consumer project's.
+const expectedMsw =
+  process.env.BROWSER_EXAMPLE_MSW ?? (createRequire(import.meta.url)('msw/package.json') as { version: string }).version
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
 
 describe('the browser example (setupWorker) in headless Chromium', () => {
@@ -22,7 +30,7 @@ describe('the browser example (setupWorker) in headless Chromium', () => {
   let page: Page
 
   beforeAll(async () => {
-    await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' })
+    if (prebuilt === undefined) await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' })
     server = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0] ?? '/'
       const file = join(dist, path === '/' ? 'index.html' : path)
@@ -48,6 +56,13 @@ describe('the browser example (setupWorker) in headless Chromium', () => {
   })
 
   const items = () => page.locator('#pets li')
+
+  it('runs the service worker of the msw it was built with', async () => {
+    const worker = readFileSync(join(dist, 'mockServiceWorker.js'), 'utf8')
+    expect(worker).toContain(`const PACKAGE_VERSION = '${expectedMsw}'`)
+    const active = await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL)
+    expect(active).toBe(`${url}mockServiceWorker.js`)
+  })
 
   it('lists the seed', async () => {
     await expect.poll(() => items().count()).toBe(32)

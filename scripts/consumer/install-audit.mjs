@@ -1,0 +1,80 @@
+// Checks a consumer's install of the tarball (run in that project, given npm's install log):
+// the published package.json has no lifecycle script that an install runs, nothing in the
+// package's own dependency tree has an install script, and npm's install-scripts warning names
+// nothing but msw. Then prints what the install weighs.
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare', 'prepublish']
+const failures = []
+const lock = JSON.parse(readFileSync('node_modules/.package-lock.json', 'utf8')).packages
+const manifest = (path) => JSON.parse(readFileSync(join(path, 'package.json'), 'utf8'))
+
+const own = manifest('node_modules/petstore-sandbox')
+for (const script of INSTALL_SCRIPTS) {
+  if (own.scripts?.[script] !== undefined) failures.push(`the published package.json has a "${script}" script`)
+}
+
+// The package's own tree: its dependencies, theirs, and so on (peers such as msw are the consumer's).
+const tree = new Set()
+const visit = (path) => {
+  if (tree.has(path)) return
+  tree.add(path)
+  for (const name of Object.keys(lock[path]?.dependencies ?? {})) {
+    // Node's lookup: the nearest node_modules up from the dependent.
+    let base = path
+    for (;;) {
+      const candidate = `${base}/node_modules/${name}`
+      if (lock[candidate] !== undefined) {
+        visit(candidate)
+        break
+      }
+      if (base === 'node_modules/petstore-sandbox' || !base.includes('/node_modules/')) {
+        if (lock[`node_modules/${name}`] !== undefined) visit(`node_modules/${name}`)
+        break
+      }
+      base = base.slice(0, base.lastIndexOf('/node_modules/'))
+    }
+  }
+}
+visit('node_modules/petstore-sandbox')
+for (const path of tree) {
+  const scripts = manifest(path).scripts ?? {}
+  const found = INSTALL_SCRIPTS.filter((script) => scripts[script] !== undefined)
+  if (lock[path]?.hasInstallScript === true || found.length > 0) {
+    failures.push(`${path} has an install script (${found.join(', ') || 'hasInstallScript'})`)
+  }
+}
+
+const log = readFileSync(process.argv[2], 'utf8')
+for (const line of log.split('\n').filter((text) => /install-scripts\s+\S+@\S+ \(/.test(text))) {
+  if (!/install-scripts\s+msw@/.test(line)) failures.push(`npm lists an install script: ${line.trim()}`)
+}
+
+const bytes = (path) => {
+  const stats = statSync(path)
+  if (!stats.isDirectory()) return stats.size
+  let total = 0
+  for (const name of readdirSync(path)) total += bytes(join(path, name))
+  return total
+}
+const mib = (count) => `${(count / 1024 / 1024).toFixed(1)} MiB`
+// The package's own tree, without nested copies counted twice (visit() stores every path once).
+const ownBytes = [...tree].reduce((sum, path) => sum + bytes(path) - nestedBytes(path), 0)
+function nestedBytes(path) {
+  try {
+    return bytes(join(path, 'node_modules'))
+  } catch {
+    return 0
+  }
+}
+const all = Object.keys(lock).filter((path) => path.startsWith('node_modules/'))
+console.log(
+  `Install: petstore-sandbox and its dependencies ${tree.size} packages, ${mib(ownBytes)}; ` +
+    `the whole project ${all.length} packages, ${mib(bytes('node_modules'))}`,
+)
+if (failures.length > 0) {
+  for (const failure of failures) console.error(`install audit: ${failure}`)
+  process.exit(1)
+}
+console.log('Install audit: no install script in the package or its dependencies')

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The consumer matrix: packs the package once, then runs every job against the tarball, each in
+# a project of its own, and prints a table of jobs, Node, msw, OS, result and time (also written
+# to test-results/consumer-matrix.md). Node 22 and 24 come from the npm registry's `node` package,
+# which installs the real binary. msw 3 needs Node >= 22.12, so Node 20 runs msw 2 only.
+# Usage: run.sh [job-name...] (default: all).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+here="$repo/scripts/consumer"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+export CONSUMER_TARBALL
+CONSUMER_TARBALL="$scratch/$(cd "$repo" && npm pack --silent --pack-destination "$scratch" | tail -n 1)"
+echo "Packed $(basename "$CONSUMER_TARBALL"): $(du -k "$CONSUMER_TARBALL" | cut -f1) KiB"
+
+node_dir() {
+  local major=$1
+  if [ "$major" = 20 ]; then dirname "$(command -v node)"; return; fi
+  if [ ! -x "$scratch/node$major/node_modules/node/bin/node" ]; then
+    mkdir -p "$scratch/node$major"
+    (cd "$scratch/node$major" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent "node@$major" 2>/dev/null)
+  fi
+  echo "$scratch/node$major/node_modules/node/bin"
+}
+
+os=$(. /etc/os-release && echo "Linux ($PRETTY_NAME)")
+# name | Node major | msw range | command
+jobs=(
+  "node20-msw2|20|^2.12.0|node.sh"
+  "node22-msw2|22|^2.12.0|node.sh"
+  "node22-msw3|22|^3.0.0|node.sh"
+  "node24-msw2|24|^2.12.0|node.sh"
+  "node24-msw3|24|^3.0.0|node.sh"
+  "jest-esm-node20-msw2|20|^2.12.0|jest.sh esm"
+  "jest-esm-node24-msw3|24|^3.0.0|jest.sh esm"
+  "jest-cjs-node24-msw2|24|^2.12.0|jest.sh commonjs"
+  "jest-cjs-node24-msw3|24|^3.0.0|jest.sh commonjs"
+  "jest-cjs-node20-blocked|20|^2.12.0|jest.sh commonjs-blocked"
+  "jest-cjs-node22-blocked|22|^2.12.0|jest.sh commonjs-blocked"
+  "browser-msw2|20|^2.12.0|browser.sh"
+  "browser-msw3|24|^3.0.0|browser.sh"
+  "playwright-node20|20|-|playwright.sh"
+)
+
+summary="| job | Node | msw | OS | result | seconds |
+| --- | --- | --- | --- | --- | --- |"
+failed=0
+for job in "${jobs[@]}"; do
+  IFS='|' read -r name major msw command <<<"$job"
+  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
+  echo
+  echo "=== consumer job $name ==="
+  directory=$(node_dir "$major")
+  started=$(date +%s)
+  # shellcheck disable=SC2086
+  report="$scratch/$name.msw"
+  if CONSUMER_NODE_DIR="$directory" CONSUMER_MSW="${msw/-/^2.12.0}" CONSUMER_REPORT="$report" bash "$here"/$command; then
+    result=pass
+  else
+    result=FAIL
+    failed=1
+  fi
+  seconds=$(($(date +%s) - started))
+  version=$("$directory/node" --version)
+  echo "=== $name: $result in $seconds s ==="
+  installed=$([ -f "$report" ] && cat "$report" || echo "-")
+  summary+=$'\n'"| $name | ${version#v} | $installed | $os | $result | $seconds |"
+done
+
+echo
+echo "$summary"
+mkdir -p "$repo/test-results"
+echo "$summary" >"$repo/test-results/consumer-matrix.md"
+exit "$failed"
