@@ -39,7 +39,7 @@ function install(directory, specs) {
 
 const work = mkdtempSync(join(tmpdir(), 'petstore-sandbox-size-'))
 try {
-  // The build is fresh (npm run bench builds first), so skip the prepare script's rebuild.
+  // The build is fresh (npm run bench builds first), so skip the prepack script's rebuild.
   const [packed] = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root))
   const tarball = join(work, packed.filename)
   const alone = install(join(work, 'alone'), [msw, zod])

@@ -1,4 +1,4 @@
-// check.cjs: every entry of the package from CommonJS, with require().
+// check.cjs: the package's code entries (., ./client, ./server) from CommonJS, with require().
 const assert = require('node:assert/strict')
 const { setupServer } = require('msw/node')
 const { createSandbox, DEFAULT_API_KEY } = require('petstore-sandbox')

@@ -21,11 +21,13 @@ project_from_example() {
   cd "$work/$1"
 }
 
-# npm install, with the tarball in place of the registry's petstore-sandbox; the output is kept
-# in $work/install.log for the checks on install scripts.
+# npm install, with the tarball in place of the registry's petstore-sandbox, then the install
+# audit (scripts/consumer/install-audit.mjs) on npm's output.
 install_with_tarball() {
   npm install --no-audit --no-fund "$CONSUMER_TARBALL" "$@" 2>&1 | tee "$work/install.log" | grep -v '^npm warn Unknown user config' || true
   test -d node_modules/petstore-sandbox || { echo "npm install failed" >&2; exit 1; }
+  # No install script in the package's own tree, whatever else the project installs.
+  node "$repo/scripts/consumer/install-audit.mjs" "$work/install.log"
 }
 
 # msw 3 renamed server.listen()'s onUnhandledRequest to onUnhandledFrame; the recipes say msw 2's.

@@ -4,7 +4,7 @@ import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import { createSandbox, DEFAULT_API_KEY, type Pet } from 'petstore-sandbox'
 import { startServer } from 'petstore-sandbox/server'
-// Written by scripts/consumer-check.sh for the installed msw: msw 3 renamed onUnhandledRequest.
+// Written by scripts/consumer/node.sh for the installed msw: msw 3 renamed onUnhandledRequest.
 import { listenOptions } from './listen-options.js'
 
 const sandbox = createSandbox()
