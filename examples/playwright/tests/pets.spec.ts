@@ -26,8 +26,10 @@ for (const count of [1, 2, 3, 4, 5, 6]) {
   })
 }
 
-test('a scenario fails only this worker’s calls', async ({ request, sandbox }) => {
+test('a scenario fails only this worker’s calls', async ({ request, sandbox, apiKey }) => {
   await sandbox.scenarios.add({ operation: 'listPets', status: 503, times: 1 })
+  const elsewhere = await request.get('/v1/pets', { headers: { Authorization: `Bearer ${apiKey}-other` } })
+  expect(elsewhere.status()).toBe(200)
   const failed = await request.get('/v1/pets')
   expect(failed.status()).toBe(503)
   expect(failed.headers()['retry-after']).toBe('1')
