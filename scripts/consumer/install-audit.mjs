@@ -15,27 +15,21 @@ for (const script of INSTALL_SCRIPTS) {
   if (own.scripts?.[script] !== undefined) failures.push(`the published package.json has a "${script}" script`)
 }
 
+// Node's lookup: the nearest node_modules holding `name`, walking up from the dependent.
+const resolve = (from, name) => {
+  for (let base = from; ; base = base.slice(0, base.lastIndexOf('/node_modules/'))) {
+    if (lock[`${base}/node_modules/${name}`] !== undefined) return `${base}/node_modules/${name}`
+    if (!base.includes('/node_modules/'))
+      return lock[`node_modules/${name}`] === undefined ? undefined : `node_modules/${name}`
+  }
+}
+
 // The package's own tree: its dependencies, theirs, and so on (peers such as msw are the consumer's).
 const tree = new Set()
 const visit = (path) => {
-  if (tree.has(path)) return
+  if (path === undefined || tree.has(path)) return
   tree.add(path)
-  for (const name of Object.keys(lock[path]?.dependencies ?? {})) {
-    // Node's lookup: the nearest node_modules up from the dependent.
-    let base = path
-    for (;;) {
-      const candidate = `${base}/node_modules/${name}`
-      if (lock[candidate] !== undefined) {
-        visit(candidate)
-        break
-      }
-      if (base === 'node_modules/petstore-sandbox' || !base.includes('/node_modules/')) {
-        if (lock[`node_modules/${name}`] !== undefined) visit(`node_modules/${name}`)
-        break
-      }
-      base = base.slice(0, base.lastIndexOf('/node_modules/'))
-    }
-  }
+  for (const name of Object.keys(lock[path]?.dependencies ?? {})) visit(resolve(path, name))
 }
 visit('node_modules/petstore-sandbox')
 for (const path of tree) {
@@ -58,23 +52,19 @@ for (const name of warned) {
 }
 console.log(`npm's install-scripts warning names: ${warned.length > 0 ? warned.join(', ') : 'nothing'}`)
 
-const bytes = (path) => {
+// Bytes under path; with `ownOnly`, leaving out the package's nested node_modules, which the tree
+// holds as packages of their own (visit() stores every path once), so nothing counts twice.
+const bytes = (path, ownOnly = false) => {
   const stats = statSync(path)
   if (!stats.isDirectory()) return stats.size
   let total = 0
-  for (const name of readdirSync(path)) total += bytes(join(path, name))
+  for (const name of readdirSync(path)) {
+    if (!(ownOnly && name === 'node_modules')) total += bytes(join(path, name))
+  }
   return total
 }
 const mib = (count) => `${(count / 1024 / 1024).toFixed(1)} MiB`
-// The package's own tree, without nested copies counted twice (visit() stores every path once).
-const ownBytes = [...tree].reduce((sum, path) => sum + bytes(path) - nestedBytes(path), 0)
-function nestedBytes(path) {
-  try {
-    return bytes(join(path, 'node_modules'))
-  } catch {
-    return 0
-  }
-}
+const ownBytes = [...tree].reduce((sum, path) => sum + bytes(path, true), 0)
 const all = Object.keys(lock).filter((path) => path.startsWith('node_modules/'))
 console.log(
   `Install: petstore-sandbox and its dependencies ${tree.size} packages, ${mib(ownBytes)}; ` +

@@ -34,7 +34,7 @@ for project in . ../commonjs-project; do
   )
 done
 
-# Every entry through require(), in the CommonJS project.
+# The code entries through require(), in the CommonJS project.
 cd ../commonjs-project
 cp "$repo/examples/commonjs/check.cjs" .
 node check.cjs
