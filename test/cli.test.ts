@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { checkedFetch } from './support/openapi-check.js'
+import { freeLoopbackPort } from './support/ports.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const running: Cli[] = []
@@ -163,11 +164,7 @@ describe('the petstore-sandbox command', () => {
   })
 
   it('takes the port from PORT', async () => {
-    const probe = createServer().listen(0, '127.0.0.1')
-    await once(probe, 'listening')
-    const { port } = probe.address() as { port: number }
-    probe.close()
-    await once(probe, 'close')
+    const port = await freeLoopbackPort()
     const { apiUrl } = await start([], { PORT: String(port) })
     expect(apiUrl).toBe(`http://127.0.0.1:${port}/v1`)
   })

@@ -7,10 +7,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { DEFAULT_API_KEY } from '../src/index.js'
+import { freeLoopbackPort } from './support/ports.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const CONFIG = fileURLToPath(new URL('../examples/haproxy/haproxy.cfg', import.meta.url))
@@ -19,7 +20,6 @@ const SANDBOXES = 3
 const KEYS = 120
 const PETS_PER_KEY = 3
 const CONCURRENCY = 32
-const DEFAULT_KEY = 'petstore-sandbox-key'
 // Starting four processes and driving them on a loaded CI machine; no assertion is about time.
 const TIMEOUT_MS = 120_000
 
@@ -107,15 +107,6 @@ const stack = shared(async (): Promise<Stack> => {
   }
   return { balancer, backends, haproxyVersion }
 })
-
-async function freeLoopbackPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 /** Sends one request and fails, naming it, unless the status is the one expected. */
 async function call(
@@ -363,7 +354,7 @@ describe('admin routes through HAProxy', () => {
     "sends requests without a key to the default key's home, every time",
     async () => {
       const { balancer } = await stack()
-      const created = await call(balancer, 'POST', '/v1/pets', 201, `Bearer ${DEFAULT_KEY}`, {
+      const created = await call(balancer, 'POST', '/v1/pets', 201, `Bearer ${DEFAULT_API_KEY}`, {
         name: 'Made with the default key',
         categoryId: 1,
       })

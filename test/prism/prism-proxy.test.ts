@@ -5,11 +5,11 @@
  * send bad input on purpose.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../src/server.js'
 import { cases, type Case } from '../support/cases.js'
+import { freeLoopbackPort } from '../support/ports.js'
 
 const PRISM = process.env.PRISM_BIN ?? 'prism'
 const DOCUMENT = fileURLToPath(new URL('../../openapi.json', import.meta.url))
@@ -18,17 +18,9 @@ let server: RunningServer
 let prism: ChildProcess
 let proxy: string
 
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => probe.once('listening', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
-
 beforeAll(async () => {
   server = await startServer({ port: 0 })
-  const port = await freePort()
+  const port = await freeLoopbackPort()
   proxy = `http://127.0.0.1:${port}`
   prism = spawn(PRISM, ['proxy', DOCUMENT, server.apiUrl, '--host', '127.0.0.1', '--port', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
