@@ -28,6 +28,7 @@ export {
 export { FixtureError } from './core/seed.js'
 export { DEFAULT_API_KEY } from './core/auth.js'
 export { ERROR_CODES, type ErrorCode } from './core/errors.js'
+export { LIMIT_NAMES, LIMITS, LimitError, type Limit, type LimitName, type Limits } from './core/limits.js'
 export { GET_PET_DEPRECATED_AT, GET_PET_SUNSET_AT } from './core/pets.js'
 export {
   ErrorSchema,
@@ -94,6 +95,7 @@ const CORE_MEMBERS = [
   'handle',
   'bodyLimit',
   'cutDelays',
+  'limits',
 ] as const satisfies readonly (keyof SandboxCore)[]
 const _everyMember: Exclude<keyof SandboxCore, (typeof CORE_MEMBERS)[number]> extends never ? true : never = true
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import {
   createSandbox,
   generatePets,
+  LIMITS,
   PetSchema,
   type Pet,
   type SandboxCore,
@@ -315,7 +316,8 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
       await using(make, async (target) => {
         const response = await target.send('GET', '/__sandbox/health')
         expect(response.status).toBe(200)
-        expect(await response.json()).toEqual({
+        const health = (await response.json()) as { limits: Record<string, { budget: number; used: number | null }> }
+        expect(health).toEqual({
           status: 'ok',
           version: transport === 'over HTTP' ? VERSION : 'unknown',
           uptimeSeconds: expect.any(Number) as unknown,
@@ -324,7 +326,16 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
           tenants: 1,
           evictions: 0,
           dashboard: '/__sandbox/',
+          limits: expect.any(Object) as unknown,
         })
+        // Every budget of the table, at its default, beside its use now.
+        expect(Object.keys(health.limits).sort()).toEqual(Object.keys(LIMITS).sort())
+        for (const [name, row] of Object.entries(LIMITS)) {
+          expect(health.limits[name]?.budget, name).toBe(row.value)
+        }
+        expect(health.limits.tenants?.used).toBe(1)
+        expect(health.limits.bodyBytes?.used).toBeNull()
+        expect(health.limits.connections?.used).toBe(transport === 'over HTTP' ? 1 : null)
       })
     })
   })
@@ -595,9 +606,9 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
         'method_not_allowed',
         'GET is not allowed on /__sandbox/reset; allowed: POST',
       ],
-      ['PATCH', '/__sandbox/scenarios', '{}', {}, 405, 'method_not_allowed', 'allowed: GET, POST, DELETE'],
-      ['POST', '/__sandbox/state', '{}', {}, 405, 'method_not_allowed', 'allowed: GET, PUT'],
-      ['DELETE', '/__sandbox/health', undefined, {}, 405, 'method_not_allowed', 'allowed: GET'],
+      ['PATCH', '/__sandbox/scenarios', '{}', {}, 405, 'method_not_allowed', 'allowed: GET, HEAD, POST, DELETE'],
+      ['POST', '/__sandbox/state', '{}', {}, 405, 'method_not_allowed', 'allowed: GET, HEAD, PUT'],
+      ['DELETE', '/__sandbox/health', undefined, {}, 405, 'method_not_allowed', 'allowed: GET, HEAD'],
     ]
 
     it.each(rows)('%s %s %s', async (method, path, body, headers, status, code, message) => {

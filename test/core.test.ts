@@ -95,7 +95,7 @@ describe('handle(request)', () => {
   it('tells adapters how much body each route reads', () => {
     const core = createSandboxCore({ maxBodyBytes: 1000 })
     expect(core.bodyLimit('POST', '/v1/pets')).toBe(1000)
-    expect(core.bodyLimit('PUT', '/__sandbox/state')).toBe(64 * 1024 * 1024)
+    expect(core.bodyLimit('PUT', '/__sandbox/state')).toBe(16 * 1024 * 1024)
     expect(core.bodyLimit('POST', '/nowhere')).toBe(1000)
   })
 
@@ -114,9 +114,10 @@ describe('the route table', () => {
   // The committed document is the independent record: what it declares must be what dispatch does.
   const declared = Object.entries(openapi.paths).map(([path, item]) => ({
     target: path.startsWith('/__sandbox/') ? path : `/v1${path.replace(/\{[^}]+\}/g, '1')}`,
+    // HEAD is answered wherever GET is (RFC 9110 section 9.3.2), without a row of its own in the document.
     methods: Object.keys(item)
       .filter((key) => key !== 'servers')
-      .map((method) => method.toUpperCase())
+      .flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]))
       .sort(),
   }))
 

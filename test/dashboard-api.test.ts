@@ -137,7 +137,7 @@ describe('tenants, traffic and events', () => {
       headers: { Authorization: 'Bearer streamer-1', ...JSON_TYPE },
       body: '{"name":"Live","categoryId":1}',
     })
-    await until(/event: change\ndata: \{"tenant":"t\d+"\}/)
+    await until(/event: change\ndata: \{"tenant":"t-[0-9a-f]{16}"\}/)
     await until(/event: request\ndata: .*"operation":"createPet"/)
     const request = /event: request\ndata: (.*)\n/.exec(text)?.[1] ?? '{}'
     expect(JSON.parse(request)).toMatchObject({

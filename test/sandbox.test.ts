@@ -86,7 +86,7 @@ describe('createSandbox', () => {
   it('answers 405 with Allow for OPTIONS in-process (the server answers OPTIONS with CORS instead)', async () => {
     const response = await send(createSandbox(), 'https://a.test/v1/beta/anything', { method: 'OPTIONS' })
     expect(response?.status).toBe(405)
-    expect(response?.headers.get('allow')).toBe('GET, POST, PUT, PATCH, DELETE')
+    expect(response?.headers.get('allow')).toBe('GET, HEAD, POST, PUT, PATCH, DELETE')
   })
 
   it('accepts only the given API keys', async () => {

@@ -274,10 +274,23 @@ describe('startServer', () => {
     it('reads an absolute-form target as its path', async () => {
       const answer = await rawRequest(
         server.url,
-        'GET http://elsewhere.test/v1/pets?limit=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
+        'GET http://localhost:3210/v1/pets?limit=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
       )
       expect(answer.status).toBe(200)
       expect(JSON.parse(answer.body)).toEqual([{ id: 1, name: 'Biscuit', categoryId: 1, status: 'available' }])
+    })
+
+    it('holds an absolute-form target to the Host rule: its own authority must be allowed too', async () => {
+      const answer = await rawRequest(
+        server.url,
+        'GET http://elsewhere.test/v1/pets?limit=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer petstore-sandbox-key\r\nConnection: close\r\n\r\n',
+      )
+      expect(answer.status).toBe(403)
+      expect(JSON.parse(answer.body)).toMatchObject({
+        code: 'forbidden',
+        status: 403,
+        message: expect.stringContaining('"elsewhere.test"') as unknown,
+      })
     })
 
     it('answers oversized headers with a JSON 431', async () => {

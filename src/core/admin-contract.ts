@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import { PetSchema } from './contract.js'
+import { LIMIT_NAMES } from './limits.js'
 import { OPERATIONS, SCENARIO_STATUSES } from './scenarios.js'
 
 export const JournalEntrySchema = z
@@ -43,6 +44,16 @@ export const SandboxHealthSchema = z.object({
   tenants: z.int().min(0),
   evictions: z.int().min(0).meta({ description: 'Tenants evicted (least recently used, past the cap) since start' }),
   dashboard: z.string().meta({ description: "The dashboard's path on the server" }),
+  limits: z
+    .record(
+      z.enum(LIMIT_NAMES),
+      z.object({
+        budget: z.int().min(0),
+        used: z.int().min(0).nullable().meta({ description: 'Use now; null for a budget that bounds each request' }),
+        unit: z.enum(['bytes', 'count', 'ms', 'characters', 'levels']),
+      }),
+    )
+    .meta({ description: 'Every budget of the limits table beside its use now' }),
 })
 
 export const TenantSchema = z.object({

@@ -16,15 +16,17 @@ import {
   TrafficSchema,
 } from './admin-contract.js'
 import { maskKey } from './auth.js'
-import { PET_STATUSES, StoreStateSchema, type PetStatus } from './contract.js'
+import { checkStoreStateInSlices, PET_STATUSES, StoreStateSchema, type PetStatus } from './contract.js'
 import { COUNTER_SECONDS } from './counters.js'
 import { ApiError } from './errors.js'
+import type { SandboxEvent } from './events.js'
 import { json, noContent, type EventStream } from './http.js'
 import { readQuery } from './query.js'
 import type { Operation, Route } from './routes.js'
 import { OPERATIONS, ScenarioError, ScenarioInputSchema, type ScenarioInput } from './scenarios.js'
-import { healthOf, journalFor, resetState, restoreState, scenarioBookFor, snapshotState } from './state.js'
-import { createTenantStore, StateError } from './store.js'
+import { pause } from './json-body.js'
+import { applyState, healthOf, journalFor, resetState, scenarioBookFor, snapshotState } from './state.js'
+import { createTenantStore } from './store.js'
 
 /** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
 function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -38,9 +40,6 @@ function whole(text: string | undefined, name: string, min: number, max: number,
   }
   return number
 }
-
-/** A state export of a large generated collection is far above the API's body cap. */
-export const MAX_STATE_BYTES = 64 * 1024 * 1024
 
 const SCOPE = 'With a key in isolated mode: that key only.'
 
@@ -115,7 +114,7 @@ const addScenario = admin({
   summary: 'Add a scenario: the next calls of an operation fail and/or wait',
   description: SCOPE,
   body: {
-    maxBytes: 'api',
+    limit: 'bodyBytes',
     schema: ScenarioInputSchema,
     emptyHint: 'send a JSON scenario such as {"operation":"createPet","status":503}',
   },
@@ -156,21 +155,20 @@ const exportState = admin({
 const importState = admin({
   id: 'importState',
   summary: 'Replace all pets and the next id',
-  description: `Every entry is checked first; nothing is replaced when one is wrong. ${SCOPE}`,
+  description:
+    `Every entry is checked first, and every problem named at once; nothing is replaced when one is wrong. ` +
+    `A large state is parsed and checked in slices, so other requests go on meanwhile. ${SCOPE}`,
   body: {
-    maxBytes: MAX_STATE_BYTES,
+    limit: 'stateBytes',
     schema: StoreStateSchema,
     emptyHint: 'send a JSON state {"pets": [...], "nextId": n}',
   },
-  errors: ['invalid_body'],
+  errors: ['invalid_body', 'service_unavailable'],
   success: [{ status: 204, description: 'Replaced' }],
-  run({ state, key, body }) {
-    try {
-      restoreState(state, body, key)
-    } catch (error) {
-      if (error instanceof StateError) throw new ApiError('invalid_body', error.message)
-      throw error
-    }
+  async run({ state, key, body }) {
+    const checked = await checkStoreStateInSlices(body, pause)
+    if (!checked.ok) throw new ApiError('invalid_body', `Invalid state: ${checked.problems.join('; ')}`)
+    applyState(state, checked.value, key)
     return noContent()
   },
 })
@@ -259,29 +257,63 @@ const traffic = admin({
 const events = admin({
   id: 'events',
   summary: 'Server-sent events: each API request (event: request) and each change of pet data (event: change)',
-  description: `${SCOPE} A comment line every 15 s keeps the connection open.`,
-  errors: [],
+  description:
+    `${SCOPE} A comment line every 15 s keeps the connection open. A reader whose unsent bytes pass the ` +
+    'eventBacklogBytes budget gets a last `event: overflow` and is closed; past the eventStreams budget, 503.',
+  errors: ['service_unavailable'],
   parameters: () => [TENANT_PARAMETER],
   success: [{ status: 200, description: 'An event stream', mediaType: 'text/event-stream' }],
   run({ state, key }) {
+    const { eventStreams, eventBacklogBytes } = state.limits
+    if (state.events.count() >= eventStreams) {
+      state.notices.notice('busy', `refused an event stream reader: ${eventStreams} are reading already`)
+      throw new ApiError(
+        'service_unavailable',
+        `The sandbox serves at most ${eventStreams} event stream readers at once (the eventStreams limit); close one or try again later`,
+        { 'Retry-After': '5' },
+      )
+    }
     const scoped = state.isolated ? key : undefined
+    // The same text for every reader: made once per event by the bus.
+    const format = (event: SandboxEvent): string => {
+      const tenant = event.key === undefined ? null : (state.tenants.handleOf(event.key) ?? null)
+      const data = event.type === 'request' ? { ...event.entry, tenantId: state.isolated ? tenant : null } : { tenant }
+      return `event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`
+    }
     const body: EventStream = {
-      open(send) {
-        send(': connected\n\n')
-        const stop = state.events.subscribe((event) => {
+      open(send, end) {
+        let open = true
+        const subscription = state.events.subscribe((event) => {
           if (scoped !== undefined && event.key !== undefined && event.key !== scoped) return
-          const tenant = event.key === undefined ? null : (state.tenants.handleOf(event.key) ?? null)
-          const data =
-            event.type === 'request' ? { ...event.entry, tenantId: state.isolated ? tenant : null } : { tenant }
-          send(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
+          deliver(state.events.text(event, format))
         })
         const ping = setInterval(() => {
-          send(': ping\n\n')
+          deliver(': ping\n\n')
         }, 15_000)
-        return () => {
-          stop()
+        // Unsubscribe and stop pinging in the same step as the end: nothing is sent after it.
+        function close(): void {
+          if (!open) return
+          open = false
+          subscription.stop()
           clearInterval(ping)
         }
+        function deliver(text: string): void {
+          if (!open) return
+          const backlog = send(text)
+          subscription.backlog = backlog
+          if (backlog <= eventBacklogBytes) return
+          send(
+            `event: overflow\ndata: ${JSON.stringify({ backlogBytes: backlog, budgetBytes: eventBacklogBytes })}\n\n`,
+          )
+          close()
+          end()
+          state.notices.notice(
+            'overflow',
+            `closed an event stream reader that fell ${backlog} bytes behind (eventBacklogBytes ${eventBacklogBytes})`,
+          )
+        }
+        deliver(': connected\n\n')
+        return close
       },
     }
     return {

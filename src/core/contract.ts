@@ -54,34 +54,23 @@ export const PetIdSchema = Int64Schema.meta({ description: 'Identifier of the an
 // Built once: a zod schema is costly to build and free to reuse.
 const PetIdParameterSchema = z.object({ petId: PetIdSchema })
 
-/** The whole data of a store: what GET /__sandbox/state exports and PUT replaces. */
-export const StoreStateSchema = z
-  .object({
-    pets: z.array(PetSchema),
-    // One past the largest safe id is what a store whose ids ran out exports: it must import back.
-    nextId: z
-      .number()
-      .min(1)
-      .max(Number.MAX_SAFE_INTEGER + 1)
-      .multipleOf(1)
-      .meta({ description: `The id the next created pet gets; ${Number.MAX_SAFE_INTEGER + 1} when no id is left` }),
-  })
-  .strict()
-  .superRefine((state, context) => {
-    const seen = new Map<number, number>()
-    state.pets.forEach((pet, index) => {
-      const earlier = seen.get(pet.id)
-      if (earlier !== undefined) {
-        context.addIssue({ code: 'custom', path: ['pets', index, 'id'], message: `is already used by pets.${earlier}` })
-      }
-      seen.set(pet.id, index)
-    })
-    // A loop, not Math.max(...ids): spreading 130k arguments overflows the stack.
-    const highest = state.pets.reduce((max, pet) => Math.max(max, pet.id), 0)
-    if (state.nextId <= highest) {
-      context.addIssue({ code: 'custom', path: ['nextId'], message: `must be greater than the highest id, ${highest}` })
-    }
-  })
+// One past the largest safe id is what a store whose ids ran out exports: it must import back.
+const NextIdSchema = z
+  .number()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER + 1)
+  .multipleOf(1)
+  .meta({ description: `The id the next created pet gets; ${Number.MAX_SAFE_INTEGER + 1} when no id is left` })
+
+/**
+ * The whole data of a store: what GET /__sandbox/state exports and PUT replaces. Ids are unique
+ * and nextId is past them all; checkStoreState checks those too, with every other problem.
+ */
+export const StoreStateSchema = z.object({ pets: z.array(PetSchema), nextId: NextIdSchema }).strict()
+
+/** A state with its pets left unchecked: the pets are checked in slices (checkStoreStateInSlices). */
+const StateShellSchema = z.object({ pets: z.array(z.unknown()), nextId: NextIdSchema }).strict()
+const PetListSchema = z.array(PetSchema)
 
 export type PetStatus = z.infer<typeof PetStatusSchema>
 export type StoreState = z.infer<typeof StoreStateSchema>
@@ -133,9 +122,77 @@ export function checkPet(input: unknown): Checked<Pet> {
   return checkObject(PetSchema, input, 'entry')
 }
 
-/** Checks a whole store state: every pet, unique ids, and a next id past them all. */
+/** Checks a whole store state: every pet, unique ids, and a next id past them all. Every problem at once. */
 export function checkStoreState(input: unknown): Checked<StoreState> {
-  return checkObject(StoreStateSchema, input, 'body')
+  const steps = checkStoreStateSteps(input)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/** checkStoreState for a large state (an import): pausing between slices of pets, with the same answer. */
+export async function checkStoreStateInSlices(
+  input: unknown,
+  pause: () => Promise<void>,
+): Promise<Checked<StoreState>> {
+  const steps = checkStoreStateSteps(input)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+    await pause()
+  }
+}
+
+/** Pets checked between two pauses: a few milliseconds of work. */
+const PETS_PER_SLICE = 10_000
+
+/** Problems named in one answer; a state of 100,000 bad pets says how many more there are. */
+const MAX_PROBLEMS = 100
+
+function* checkStoreStateSteps(input: unknown): Generator<void, Checked<StoreState>> {
+  if (!isPlainObject(input)) {
+    return { ok: false, problems: [`body must be a JSON object, got ${describeJsonType(input)}`] }
+  }
+  const problems: string[] = []
+  const pets: Pet[] = []
+  const raw = Array.isArray(input.pets) ? (input.pets as unknown[]) : []
+  for (let start = 0; start < raw.length; start += PETS_PER_SLICE) {
+    const result = PetListSchema.safeParse(raw.slice(start, start + PETS_PER_SLICE))
+    if (result.success) {
+      for (const pet of result.data) pets.push(pet)
+    } else {
+      const issues = result.error.issues.map((issue) => ({
+        ...issue,
+        path: ['pets', start + Number(issue.path[0]), ...issue.path.slice(1)],
+      }))
+      problems.push(...describeIssues(issues, input))
+    }
+    yield
+  }
+  const shell = StateShellSchema.safeParse(input)
+  if (!shell.success) problems.push(...describeIssues(shell.error.issues, input))
+  // Ids and nextId are checked over every pet whose id is an integer, valid or not in other ways.
+  const seen = new Map<number, number>()
+  let highest = 0
+  raw.forEach((pet, index) => {
+    const id = isPlainObject(pet) ? pet.id : undefined
+    if (typeof id !== 'number' || !Number.isSafeInteger(id)) return
+    const earlier = seen.get(id)
+    if (earlier !== undefined) problems.push(`pets.${index}.id is already used by pets.${earlier}`)
+    else seen.set(id, index)
+    highest = Math.max(highest, id)
+  })
+  const nextId = input.nextId
+  if (NextIdSchema.safeParse(nextId).success && (nextId as number) <= highest) {
+    problems.push(`nextId must be greater than the highest id, ${highest}`)
+  }
+  if (problems.length > 0) {
+    const shown = problems.slice(0, MAX_PROBLEMS)
+    if (problems.length > MAX_PROBLEMS) shown.push(`and ${problems.length - MAX_PROBLEMS} more problems`)
+    return { ok: false, problems: shown }
+  }
+  return { ok: true, value: { pets, nextId: nextId as number } }
 }
 
 /**

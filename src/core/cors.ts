@@ -20,14 +20,18 @@ export interface CorsPolicy {
   /** Headers for an answer to a request whose Origin is allowed; undefined for any other. */
   answer(request: CoreRequest, area: Area): Record<string, string> | undefined
   /** The headers of a preflight answer for a route (or any route, when none matched). */
-  preflight(request: CoreRequest, route: Route | undefined): Record<string, string>
+  preflight(request: CoreRequest, route: Route | undefined, area: Area): Record<string, string>
 }
 
 export function createCorsPolicy(routes: readonly Route[], corsOrigins: readonly string[]): CorsPolicy {
   const anyOrigin = corsOrigins.includes('*')
   const listed = new Set(corsOrigins.map((origin) => origin.toLowerCase().replace(/\/$/, '')))
-  const allows = (origin: string, area: Area) =>
-    isLocalOrigin(origin) || (area === 'api' && (anyOrigin || listed.has(origin.toLowerCase())))
+  const named = (origin: string, area: Area) =>
+    isLocalOrigin(origin) || (area === 'api' && listed.has(origin.toLowerCase()))
+  const allows = (origin: string, area: Area) => named(origin, area) || (area === 'api' && anyOrigin)
+  // An origin let in by `*` alone is answered `*`, never echoed: `null` (sandboxed frames,
+  // file: pages) or any other is not vouched for by name.
+  const allowOrigin = (origin: string, area: Area) => (named(origin, area) ? origin : '*')
   const operations = routes.flatMap((route) => Object.values(route.methods))
   const allowedHeaders = [
     operations.some((operation) => operation.key !== 'none') && 'Authorization',
@@ -43,7 +47,7 @@ export function createCorsPolicy(routes: readonly Route[], corsOrigins: readonly
   for (const name of pipelineHeaders(operations)) exposed.add(name)
   const exposeHeaders = [...exposed].join(',')
   const allowHeaders = allowedHeaders.join(',')
-  const allMethods = METHODS.join(', ')
+  const allMethods = METHODS.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ')
 
   return {
     allows,
@@ -52,13 +56,17 @@ export function createCorsPolicy(routes: readonly Route[], corsOrigins: readonly
       if (origin === undefined) return undefined
       // Vary either way: the same URL answers other origins differently.
       return allows(origin, area)
-        ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': exposeHeaders }
+        ? {
+            'Access-Control-Allow-Origin': allowOrigin(origin, area),
+            Vary: 'Origin',
+            'Access-Control-Expose-Headers': exposeHeaders,
+          }
         : { Vary: 'Origin' }
     },
-    preflight(request, route) {
+    preflight(request, route, area) {
       const origin = header(request.headers, 'origin')
       return {
-        ...(origin !== undefined && { 'Access-Control-Allow-Origin': origin }),
+        ...(origin !== undefined && { 'Access-Control-Allow-Origin': allowOrigin(origin, area) }),
         Vary: 'Origin',
         'Access-Control-Allow-Methods': route === undefined ? allMethods : allowedMethods(route),
         'Access-Control-Allow-Headers': allowHeaders,
@@ -69,10 +77,13 @@ export function createCorsPolicy(routes: readonly Route[], corsOrigins: readonly
 }
 
 /** Response headers the pipeline sets around operations, given what the operations are. */
-function pipelineHeaders(operations: readonly { key: string; simulated?: boolean }[]): string[] {
+function pipelineHeaders(operations: readonly { key: string; simulated?: boolean; body?: unknown }[]): string[] {
   return [
     ...(operations.some((operation) => operation.key !== 'none') ? ['WWW-Authenticate'] : []),
     'Allow',
-    ...(operations.some((operation) => operation.simulated === true) ? ['Retry-After', 'Preference-Applied'] : []),
+    // A 503 past a budget (tenants, large bodies) says when to try again; a 415 for a coded body says which coding to use.
+    'Retry-After',
+    ...(operations.some((operation) => operation.body !== undefined) ? ['Accept-Encoding'] : []),
+    ...(operations.some((operation) => operation.simulated === true) ? ['Preference-Applied'] : []),
   ]
 }

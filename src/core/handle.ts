@@ -1,24 +1,37 @@
 /**
  * handle(request) -> response: the order of checks, written once for every route.
  *
- *   TRACE/CONNECT -> target length -> target -> (server: Host) -> route table -> (server: preflight) ->
- *     API:   key -> tenant held -> delay -> (401) -> 404 -> 405 -> scenarios, Prefer, failure rate
- *            -> body -> operation -> tenant released -> journal
- *     admin: (server: Origin) -> 404 -> 405 -> key if sent -> body -> operation
+ *   TRACE/CONNECT -> target length -> target -> headers sent twice -> (server: Host, the target's
+ *   authority, a trusted proxy's host) -> Transfer-Encoding -> Expect -> route table -> (server: preflight) ->
+ *     API:   key -> 404 -> 405 -> tenant held -> body read (coding, budget) -> delay -> (refusal)
+ *            -> scenarios, Prefer, failure rate -> body parsed -> operation -> tenant released -> journal
+ *     admin: (server: Origin) -> 404 -> 405 -> key if sent -> body read -> body parsed -> operation
  *     site:  404 -> 405 -> operation
  *   -> (server: CORS, for allowed origins)
  *
+ * Everything up to the body is decided from the request line and headers: the body of a refused
+ * request is never read (adapters pass `readBody`, called only here). HEAD runs GET's operation.
  * Every failure leaves as an Error body through `errorResponse`; nothing here throws.
  *
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
+import type { JournalEntry } from './admin-contract.js'
 import type { Authenticate } from './auth.js'
 import type { CorsPolicy } from './cors.js'
 import { ApiError } from './errors.js'
-import { errorResponse, header, type CoreRequest, type CoreResponse, type Surface } from './http.js'
-import { readJsonBody, tooLarge } from './json-body.js'
+import {
+  errorResponse,
+  header,
+  isEventStream,
+  type BodyRead,
+  type CoreRequest,
+  type CoreResponse,
+  type Surface,
+} from './http.js'
+import { checkContentCoding, readJsonBody, tooLarge } from './json-body.js'
+import { LIMITS, type Limits } from './limits.js'
 import { isHostAllowed, isLocalOrigin, readHost, type AllowedHosts } from './local.js'
-import { allowedMethods, type Area, type Exchange, type Method, type Operation, type RouteTable } from './routes.js'
+import { allowedMethods, operationFor, type Area, type Exchange, type Operation, type RouteTable } from './routes.js'
 import { OPERATIONS, readPrefer, simulatedFailure, type OperationId } from './scenarios.js'
 import { notFoundOutsideApi } from './site.js'
 import type { SandboxState } from './state.js'
@@ -37,12 +50,14 @@ export interface PipelineOptions {
   /** The API's one origin when `baseUrl` names one: absolute targets on other origins are not the API. */
   readonly baseOrigin: string | undefined
   readonly surface: Surface
-  readonly maxBodyBytes: number
+  readonly limits: Limits
   readonly authenticate: Authenticate
   /** The state once the seed is ready (a generated seed loads faker first). */
   readonly state: () => SandboxState | Promise<SandboxState>
   /** Server: Host names allowed besides local names and IP literals, or `all`. */
   readonly allowedHosts: AllowedHosts
+  /** Server: believe Forwarded and X-Forwarded-Proto/Host for the server's own origin (a proxy in front). */
+  readonly trustProxy: boolean
   /** CORS headers, on the server only. */
   readonly cors: CorsPolicy | undefined
   /** Told about unexpected failures (which answer 500). */
@@ -51,11 +66,23 @@ export interface PipelineOptions {
 
 const UNSUPPORTED_METHODS = new Set(['TRACE', 'CONNECT'])
 
+/** A release for a request that holds no large-body slot. */
+const NOTHING = (): void => undefined
+
 /** Longer request targets answer 414: no route is anywhere near, and logs and the journal keep them. */
-export const MAX_TARGET_LENGTH = 8 * 1024
+export const MAX_TARGET_LENGTH = LIMITS.targetLength.value
+
+/** Headers a request may carry once: a second one would let two readers see two requests (RFC 9110, 9112). */
+export const SINGLE_HEADERS = ['host', 'content-length', 'content-type', 'authorization'] as const
+const HEADER_NAMES: Readonly<Record<(typeof SINGLE_HEADERS)[number], string>> = {
+  host: 'Host',
+  'content-length': 'Content-Length',
+  'content-type': 'Content-Type',
+  authorization: 'Authorization',
+}
 
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { table, basePath, surface, cors } = options
+  const { table, basePath, surface, cors, limits } = options
   const endpoints = table.routes
     .filter((route) => route.area === 'api' && Object.values(route.methods).some((operation) => operation.simulated))
     .map((route) => `${basePath}${route.path}`)
@@ -69,31 +96,65 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   // Clients send the same Host on every request: checked once, not parsed again each time.
   let lastGoodHost: string | undefined
 
-  /** The server's Host rules: present on HTTP/1.1, well formed, and allowed (against DNS rebinding). */
-  const checkHost = (request: CoreRequest): ApiError | undefined => {
-    const host = header(request.headers, 'host')
-    if (host === undefined) {
-      // HTTP/1.0 has no Host: load balancers' health checks still pass.
-      return request.httpVersion === '1.0'
-        ? undefined
-        : new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112)')
-    }
+  /** One Host value's rules: well formed, and allowed (against DNS rebinding). */
+  const checkHostValue = (host: string, what: string, malformed = what): ApiError | undefined => {
     if (host === lastGoodHost) return undefined
     // A slash, query or credentials in Host would parse as a URL with the rest moved into its path.
     if (/[\s/?#@\\]/.test(host) || !URL.canParse(`http://${host}`)) {
-      return new ApiError('bad_request', `Host header ${JSON.stringify(host)} is not a valid host`)
+      return new ApiError('bad_request', `${malformed} ${JSON.stringify(host)} is not a valid host`)
     }
     if (!isHostAllowed(host, options.allowedHosts)) {
       const read = readHost(host)
       const name = read.kind === 'name' ? read.name : host
       return new ApiError(
         'forbidden',
-        `Host ${JSON.stringify(host)} is not allowed: the sandbox answers local names and IP addresses only. ` +
+        `${what} ${JSON.stringify(host)} is not allowed: the sandbox answers local names and IP addresses only. ` +
           `To reach it as ${name}, start it with --allowed-host ${name} (or PETSTORE_ALLOWED_HOSTS=${name})`,
       )
     }
     lastGoodHost = host
     return undefined
+  }
+
+  /**
+   * The server's Host rules: present on HTTP/1.1, and each name the request gives for the server
+   * allowed: the Host header, an absolute-form target's authority (RFC 9112 section 3.2.2), and
+   * with trustProxy the forwarded host.
+   */
+  const checkHost = (request: CoreRequest, target: Target): ApiError | undefined => {
+    const host = header(request.headers, 'host')
+    if (host === undefined && request.httpVersion !== '1.0') {
+      return new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112)')
+    }
+    // HTTP/1.0 has no Host: load balancers' health checks still pass.
+    const refusal =
+      (host === undefined ? undefined : checkHostValue(host, 'Host', 'Host header')) ??
+      (target.origin === undefined ? undefined : checkHostValue(authorityOf(target.origin), "The target's host"))
+    if (refusal !== undefined || !options.trustProxy) return refusal
+    const forwarded = forwardedHost(request)
+    return forwarded === undefined ? undefined : checkHostValue(forwarded, 'The forwarded host')
+  }
+
+  /** The origin pages of this server have: from the Host, or with trustProxy from the proxy's headers. */
+  const ownOrigin = (request: CoreRequest): string => {
+    const host = header(request.headers, 'host') ?? ''
+    if (!options.trustProxy) return `http://${host}`
+    const proto = forwardedProto(request) ?? 'http'
+    return `${proto}://${forwardedHost(request) ?? host}`
+  }
+
+  /**
+   * The admin routes change state without a key, so a web page on another site must not
+   * reach them: a cross-site form or fetch POST needs no preflight. Requests without an
+   * Origin (curl, scripts), from local origins (a local front end) and from the sandbox's own
+   * origin (its Host already passed the allowlist) are let through.
+   */
+  const checkAdminOrigin = (request: CoreRequest): void => {
+    const origin = header(request.headers, 'origin')
+    if (origin === undefined || isLocalOrigin(origin) || origin.toLowerCase() === ownOrigin(request).toLowerCase()) {
+      return
+    }
+    throw new ApiError('forbidden', `Admin routes accept requests from this machine only, not from origin ${origin}`)
   }
 
   const fail = (error: unknown, request: CoreRequest): CoreResponse => {
@@ -102,22 +163,72 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return errorResponse(new ApiError('internal_error', 'The sandbox failed to handle this request; see its log'))
   }
 
-  /** Reads the body when the operation takes one, then runs it. `seen` keeps what was sent, for the journal. */
-  const run = (
+  const capOf = (operation: Operation): number => limits[operation.body?.limit ?? 'bodyBytes']
+
+  /**
+   * Reads the body of a request every other rule has let through, within its route's budget.
+   * A body sent with a content coding is refused unread; a large one (a state import) waits for
+   * no one: past the largeBodies budget it is refused unread with 503. Answers a release for the
+   * large-body slot, called when the operation is done with the body.
+   */
+  const takeBody = async (
+    request: CoreRequest,
+    operation: Operation,
+    state: SandboxState,
+  ): Promise<[BodyRead, () => void]> => {
+    const { bodies } = state
+    checkContentCoding(request.headers)
+    const cap = capOf(operation)
+    let release = NOTHING
+    if (cap > limits.bodyBytes) {
+      if (bodies.large >= limits.largeBodies) {
+        throw new ApiError(
+          'service_unavailable',
+          `The sandbox reads at most ${limits.largeBodies} large bod${limits.largeBodies === 1 ? 'y' : 'ies'} at once (the largeBodies limit); try again in a moment`,
+          { 'Retry-After': '1' },
+        )
+      }
+      bodies.large++
+      let held = true
+      release = () => {
+        if (held) bodies.large--
+        held = false
+      }
+    }
+    try {
+      const read =
+        request.readBody === undefined
+          ? { body: request.body, truncated: request.truncated === true }
+          : await request.readBody(cap)
+      if (read.incomplete === true) {
+        throw new ApiError('bad_request', 'The client closed the connection before the body was complete')
+      }
+      return [read, release]
+    } catch (error) {
+      release()
+      throw error
+    }
+  }
+
+  /** Parses the body when the operation takes one, then runs it. `seen` keeps what was sent, for the journal. */
+  const run = async (
     operation: Operation,
     exchange: Omit<Exchange, 'body'>,
-    seen: { body: unknown },
-  ): CoreResponse | Promise<CoreResponse> => {
+    read: BodyRead | undefined,
+    seen: { body: unknown; bytes: number },
+  ): Promise<CoreResponse> => {
     const { request } = exchange
     let body: unknown = undefined
     if (operation.body !== undefined) {
-      const cap = operation.body.maxBytes === 'api' ? options.maxBodyBytes : operation.body.maxBytes
-      body = readJsonBody(request, cap, operation.body.emptyHint, (text) => {
+      const given = read ?? { body: null, truncated: false }
+      seen.bytes = given.body?.byteLength ?? 0
+      body = await readJsonBody(request.headers, given, capOf(operation), operation.body.emptyHint, (text) => {
         seen.body = text
       })
       seen.body = body
-    } else if (request.truncated === true) {
-      throw tooLarge(options.maxBodyBytes)
+    } else if (request.truncated === true || declaredLength(request) > limits.bodyBytes) {
+      // A route that reads no body still has a budget for one: judged from Content-Length, unread.
+      throw tooLarge(limits.bodyBytes)
     }
     return operation.run({ ...exchange, body })
   }
@@ -125,34 +236,45 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const api = async (request: CoreRequest, target: Target, state: SandboxState): Promise<CoreResponse> => {
     const started = performance.now()
     const match = table.match(target.path, 'api')
-    const operation = match?.route.methods[request.method as Method]
-    const seen = { body: null as unknown }
+    const operation = match === undefined ? undefined : operationFor(match.route, request.method)
+    const seen = { body: null as unknown, bytes: 0 }
     let key: string | undefined
     let store: TenantStore | undefined
     let applied: string[] = []
     let response: CoreResponse
+    let release = NOTHING
     try {
-      // The key is read first so that the tenant is held from here to the answer, every delay
+      // Everything that needs no body is decided first, so a refused body is never read. The
+      // key is read first so that the tenant is held from here to the answer, every delay
       // included: a tenant is never evicted mid-request. A refusal still waits out --delay.
       let refusal: unknown
       try {
         key = options.authenticate(header(request.headers, 'authorization'))
-        if (operation?.petData === true) store = state.tenants.acquire(key)
+        if (match === undefined) {
+          throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${endpoints}`)
+        }
+        if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
+        if (operation.petData === true) store = state.tenants.acquire(key)
       } catch (error) {
         refusal = error
       }
+      let read: BodyRead | undefined
+      if (refusal === undefined && operation?.body !== undefined) {
+        try {
+          ;[read, release] = await takeBody(request, operation, state)
+        } catch (error) {
+          refusal = error
+        }
+      }
       const delay = state.traffic.delayMs()
       if (delay > 0) await state.delays.sleep(delay)
-      if (refusal !== undefined || key === undefined) throw refusal
-      if (match === undefined) {
-        throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${endpoints}`)
-      }
-      if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
+      if (refusal !== undefined || key === undefined || operation === undefined || match === undefined) throw refusal
       if (operation.simulated === true) applied = await simulate(operation.id as OperationId, request, state, key)
-      response = await run(operation, { request, target, params: match.params, key, state, store }, seen)
+      response = await run(operation, { request, target, params: match.params, key, state, store }, read, seen)
     } catch (error) {
       response = fail(error, request)
     } finally {
+      release()
       if (store !== undefined && key !== undefined) state.tenants.release(key)
     }
     if (operation?.headers !== undefined || applied.length > 0) {
@@ -167,19 +289,20 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     state.counters.record(response.status, Date.now())
     if (state.journal.enabled) {
-      state.journal.record({
+      const entry = state.journal.record({
         time: state.clock().getTime(),
         operation: journalOperation(operation),
         method: request.method,
         target: request.target,
         headers: request.headers,
         body: seen.body,
+        bodyBytes: seen.bytes,
         status: response.status,
         durationMs: performance.now() - started,
         tenant: key,
       })
+      if (state.events.listening()) announce(state, operation, key, response.status, entry)
     }
-    if (state.events.listening()) announce(state, operation, key, response.status)
     return response
   }
 
@@ -189,24 +312,61 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     state: SandboxState,
     area: 'admin' | 'site',
   ): Promise<CoreResponse> => {
+    let release = NOTHING
     try {
       if (area === 'admin' && surface === 'server') checkAdminOrigin(request)
       const match = table.match(target.path, area)
       if (match === undefined) throw notFoundOutsideApi(target.path, basePath)
-      const operation = match.route.methods[request.method as Method]
+      const operation = operationFor(match.route, request.method)
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
       const authorization = header(request.headers, 'authorization')
       let key =
         operation.key !== 'none' && authorization !== undefined ? options.authenticate(authorization) : undefined
-      // The dashboard scopes by ?tenant=t3, a handle that never shows the key itself.
-      if (key === undefined && operation.key === 'optional' && target.query.includes('tenant=')) {
-        key = tenantKey(state, new URLSearchParams(target.query).get('tenant') ?? '')
-      }
+      // The dashboard scopes by ?tenant=, a handle that never shows the key itself.
+      const handle = key === undefined && operation.key === 'optional' ? tenantParameter(target) : undefined
+      if (handle !== undefined) key = tenantKey(state, handle)
+      let read: BodyRead | undefined
+      if (operation.body !== undefined) [read, release] = await takeBody(request, operation, state)
       const exchange = { request, target, params: match.params, key, state, store: undefined }
-      return await run(operation, exchange, { body: null })
+      return await run(operation, exchange, read, { body: null, bytes: 0 })
     } catch (error) {
       return fail(error, request)
+    } finally {
+      release()
     }
+  }
+
+  /** Rules on the request line and headers alone, before any route: each a JSON Error. */
+  const checkHead = (request: CoreRequest, target: Target): ApiError | undefined => {
+    const repeated = SINGLE_HEADERS.filter((name) => Array.isArray(request.headers[name]))
+    if (repeated.length > 0) {
+      return new ApiError(
+        'bad_request',
+        repeated
+          .map(
+            (name) =>
+              `the ${HEADER_NAMES[name]} header must be sent once, got ${(request.headers[name] as string[]).length}`,
+          )
+          .join('; '),
+      )
+    }
+    const refusal = surface === 'server' ? checkHost(request, target) : undefined
+    if (refusal !== undefined) return refusal
+    const coding = header(request.headers, 'transfer-encoding')
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+      return new ApiError(
+        'not_implemented',
+        `Transfer-Encoding ${JSON.stringify(coding)} is not supported: send the body with Content-Length, or with Transfer-Encoding: chunked alone`,
+      )
+    }
+    const expect = header(request.headers, 'expect')
+    if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
+      return new ApiError(
+        'expectation_failed',
+        `Expect ${JSON.stringify(expect)} cannot be met: the sandbox meets Expect: 100-continue only`,
+      )
+    }
+    return undefined
   }
 
   /** The answer, and the area whose CORS rule applies to it (answers refused early count as the site's). */
@@ -233,14 +393,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         ),
       )
     }
-    const refusal = surface === 'server' ? checkHost(request) : undefined
+    const refusal = checkHead(request, target)
     if (refusal !== undefined) return refuse(refusal)
     const area = onOtherOrigin(target) ? 'site' : table.areaOf(target.path)
     if (cors !== undefined && request.method === 'OPTIONS') {
       const origin = header(request.headers, 'origin')
       if (origin !== undefined && !cors.allows(origin, area)) return [errorResponse(originRefused(origin, area)), area]
       return [
-        { status: 204, headers: cors.preflight(request, table.match(target.path, area)?.route), body: null },
+        { status: 204, headers: cors.preflight(request, table.match(target.path, area)?.route, area), body: null },
         area,
       ]
     }
@@ -257,17 +417,60 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       } catch (error) {
         response = fail(error, request)
       }
+      // HEAD: GET's status and headers; a stream is not opened for it (its body would go nowhere).
+      if (request.method === 'HEAD' && isEventStream(response.body)) response = { ...response, body: null }
       if (cors === undefined || request.method === 'OPTIONS') return response
       const headers = cors.answer(request, area)
       return headers === undefined ? response : { ...response, headers: { ...response.headers, ...headers } }
     },
     bodyLimit(method, target) {
       const path = parseTarget(target)?.path
-      const body =
-        path === undefined ? undefined : table.match(path, table.areaOf(path))?.route.methods[method as Method]?.body
-      return body === undefined || body.maxBytes === 'api' ? options.maxBodyBytes : body.maxBytes
+      const match = path === undefined ? undefined : table.match(path, table.areaOf(path))
+      const operation = match === undefined ? undefined : operationFor(match.route, method)
+      return operation === undefined ? limits.bodyBytes : capOf(operation)
     },
   }
+}
+
+/** The body's length as Content-Length declares it; 0 without one. */
+function declaredLength(request: CoreRequest): number {
+  const length = header(request.headers, 'content-length')
+  return length === undefined ? 0 : Number(length)
+}
+
+/** The `tenant` query parameter, by its exact name; undefined when absent. */
+function tenantParameter(target: Target): string | undefined {
+  if (target.query === '') return undefined
+  const params = new URLSearchParams(target.query)
+  return params.has('tenant') ? (params.get('tenant') ?? '') : undefined
+}
+
+/** host[:port] of an absolute-form target's origin, as a Host header would say it. */
+function authorityOf(origin: string): string {
+  return origin.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, '')
+}
+
+/** The last (nearest) proxy's word: `Forwarded` (RFC 7239) first, then the X-Forwarded-* headers. */
+function forwardedParameter(request: CoreRequest, name: 'proto' | 'host'): string | undefined {
+  const forwarded = header(request.headers, 'forwarded')
+  if (forwarded !== undefined) {
+    const nearest = forwarded.split(',').at(-1) ?? ''
+    for (const pair of nearest.split(';')) {
+      const [key, value] = pair.split('=', 2)
+      if (key?.trim().toLowerCase() === name && value !== undefined) return value.trim().replace(/^"(.*)"$/, '$1')
+    }
+  }
+  const legacy = header(request.headers, `x-forwarded-${name}`)
+  return legacy?.split(',').at(-1)?.trim() || undefined
+}
+
+function forwardedHost(request: CoreRequest): string | undefined {
+  return forwardedParameter(request, 'host')
+}
+
+function forwardedProto(request: CoreRequest): string | undefined {
+  const proto = forwardedParameter(request, 'proto')?.toLowerCase()
+  return proto === 'https' || proto === 'http' ? proto : undefined
 }
 
 /** Tells the event stream about an answered request, and about the data it changed. */
@@ -276,9 +479,9 @@ function announce(
   operation: Operation | undefined,
   key: string | undefined,
   status: number,
+  entry: (() => JournalEntry) | undefined,
 ): void {
-  const entry = state.journal.last()
-  if (entry !== undefined) state.events.emit({ type: 'request', key, entry })
+  if (entry !== undefined) state.events.emit({ type: 'request', key, entry: entry() })
   if (operation?.writes === true && status < 300) {
     state.events.emit({ type: 'change', key: state.isolated ? key : undefined })
   }
@@ -331,19 +534,6 @@ async function simulate(
   const failure = state.traffic.failure()
   if (failure !== undefined) throw simulatedFailure(failure, 'failure rate')
   return preference.applied
-}
-
-/**
- * The admin routes change state without a key, so a web page on another site must not
- * reach them: a cross-site form or fetch POST needs no preflight. Requests without an
- * Origin (curl, scripts), from local origins (a local front end) and from the sandbox's own
- * origin (its Host already passed the allowlist) are let through.
- */
-function checkAdminOrigin(request: CoreRequest): void {
-  const origin = header(request.headers, 'origin')
-  const own = `http://${header(request.headers, 'host') ?? ''}`
-  if (origin === undefined || isLocalOrigin(origin) || origin === own) return
-  throw new ApiError('forbidden', `Admin routes accept requests from this machine only, not from origin ${origin}`)
 }
 
 function originRefused(origin: string, area: Area): ApiError {

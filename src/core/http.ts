@@ -18,12 +18,29 @@ export interface CoreRequest {
    */
   readonly target: string
   readonly headers: RequestHeaders
-  /** The body bytes read, at most the route's cap (see `bodyLimit`); null when there was none. */
+  /**
+   * The body bytes, when the adapter read them already (at most the route's cap, see
+   * `bodyLimit`); null when there was none or when `readBody` is given.
+   */
   readonly body: Uint8Array | null
   /** True when the body was longer than the cap and was cut (or, declared too long, not read). */
   readonly truncated?: boolean
+  /**
+   * Reads the body on demand: the core calls it only once every rule that needs no body
+   * (Host, Origin, key, route, method, the body budget) has let the request through, so a
+   * refused request is answered without its body being read. At most `maxBytes + 1` bytes.
+   */
+  readonly readBody?: (maxBytes: number) => Promise<BodyRead>
   /** `1.0` or `1.1`, from a server: an HTTP/1.0 request may come without Host. */
   readonly httpVersion?: string
+}
+
+export interface BodyRead {
+  readonly body: Uint8Array | null
+  /** The body was longer than the cap: it was cut, or (declared too long) not read at all. */
+  readonly truncated: boolean
+  /** The client went away before the whole body came: there is no request to answer. */
+  readonly incomplete?: boolean
 }
 
 export interface CoreResponse {
@@ -36,9 +53,11 @@ export interface CoreResponse {
 /**
  * A body that goes on: server-sent events. The adapter opens it with a way to send text and a
  * way to end, writes what comes, and calls the returned function when the client goes away.
+ * `send` answers how many bytes the reader has not taken yet (its backlog), so the core can
+ * drop a reader that falls behind its budget; an adapter that cannot tell answers 0.
  */
 export interface EventStream {
-  open(send: (text: string) => void, end: () => void): () => void
+  open(send: (text: string) => number, end: () => void): () => void
 }
 
 export function isEventStream(body: CoreResponse['body']): body is EventStream {
@@ -73,7 +92,7 @@ export function errorAnswer(code: ErrorCode, message: string): CoreResponse {
   return json(body.status, body)
 }
 
-/** One header's value: the first when it was repeated, undefined when absent. */
+/** One header's value: the first when it was repeated (the core refuses repeats where they matter), undefined when absent. */
 export function header(headers: RequestHeaders, name: string): string | undefined {
   const value = headers[name]
   return typeof value === 'string' ? value : value?.[0]

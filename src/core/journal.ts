@@ -1,6 +1,7 @@
 /**
- * The request journal: what clients actually sent and what they got, newest last, bounded so
- * a long demo never grows without limit (the oldest entries are dropped).
+ * The request journal: what clients actually sent and what they got, newest last, bounded in
+ * entries and in bytes (the journalEntries and journalBytes limits) so a long demo never grows
+ * without limit: the oldest entries are dropped as new ones come, one for one.
  *
  * Recording keeps references only (the headers object, the body, the target); entries are
  * built when someone reads the journal. Recording sits on every request's path, reading rarely.
@@ -10,9 +11,13 @@
 import type { JournalEntry } from './admin-contract.js'
 import { header, type RequestHeaders } from './http.js'
 import type { OperationId } from './scenarios.js'
+import { LIMITS } from './limits.js'
 import { parseTarget } from './target.js'
 
-export const DEFAULT_JOURNAL_LIMIT = 1000
+export const DEFAULT_JOURNAL_LIMIT = LIMITS.journalEntries.value
+
+/** What an entry costs besides its target, headers and body: its fields and the objects around them. */
+const ENTRY_OVERHEAD_BYTES = 256
 
 export type { JournalEntry }
 
@@ -41,6 +46,8 @@ export interface Recorded {
   readonly target: string
   readonly headers: RequestHeaders
   readonly body: unknown
+  /** The body's size as sent, in bytes: what the journal counts for it. */
+  readonly bodyBytes: number
   readonly status: number
   readonly durationMs: number
   /** The key the request authenticated with, if it did. */
@@ -50,40 +57,70 @@ export interface Recorded {
 export interface WritableJournal extends RequestJournal {
   /** False when the limit is 0: callers can skip recording at all. */
   readonly enabled: boolean
-  record(recorded: Recorded): void
+  /** Keeps a request; answers a way to read its entry, or undefined when it was not kept. */
+  record(recorded: Recorded): (() => JournalEntry) | undefined
   /** Entries recorded for one tenant's key (isolated mode). */
   forTenant(tenant: string): JournalEntry[]
   /** Drops one tenant's entries. */
   clearTenant(tenant: string): void
+  /** The entries kept, and their estimated size in bytes. */
+  usage(): { entries: number; bytes: number }
 }
 
 interface Item {
   readonly id: number
   readonly recorded: Recorded
+  readonly bytes: number
   entry?: JournalEntry
 }
 
 /** `label` names a tenant's key in entries: masked in isolated mode, null when there is one tenant. */
-export function createJournal(limit: number, label: (key: string) => string | null = () => null): WritableJournal {
+export function createJournal(
+  limit: number,
+  label: (key: string) => string | null = () => null,
+  maxBytes: number = LIMITS.journalBytes.value,
+): WritableJournal {
   if (!Number.isSafeInteger(limit) || limit < 0) {
     throw new TypeError(`Failed to create the sandbox: journalLimit must be a whole number, got ${limit}`)
   }
+  // A queue: items[head..] are kept. Dropping moves head; the array is compacted now and then,
+  // so recording is O(1) and never holds more than the budgets allow.
   let items: Item[] = []
+  let head = 0
+  let bytes = 0
   let nextId = 1
   const entryOf = (item: Item): JournalEntry => (item.entry ??= toEntry(item.id, item.recorded, label))
-  const kept = () => items.slice(-limit)
+  const kept = () => items.slice(head)
   const matches = (entry: JournalEntry, filter: JournalFilter) =>
     (filter.operation === undefined || entry.operation === filter.operation) &&
     (filter.method === undefined || entry.method === filter.method.toUpperCase()) &&
     (filter.status === undefined || entry.status === filter.status)
+  const replaceWith = (next: Item[]) => {
+    items = next
+    head = 0
+    bytes = next.reduce((sum, item) => sum + item.bytes, 0)
+  }
 
   return {
-    enabled: limit > 0,
+    enabled: limit > 0 && maxBytes > 0,
     record(recorded) {
-      if (limit === 0) return
-      items.push({ id: nextId++, recorded })
-      // Trim in batches: one splice per overflow would make every request O(limit).
-      if (items.length > limit * 1.25 + 1) items = items.slice(-limit)
+      if (limit === 0 || maxBytes === 0) return undefined
+      const size = sizeOf(recorded)
+      // An entry larger than the whole budget is not kept, and drops nothing.
+      if (size > maxBytes) return undefined
+      const item: Item = { id: nextId++, recorded, bytes: size }
+      items.push(item)
+      bytes += size
+      while (items.length - head > limit || bytes > maxBytes) {
+        bytes -= (items[head] as Item).bytes
+        items[head] = undefined as unknown as Item
+        head++
+      }
+      if (head > 1024 && head * 2 > items.length) {
+        items = items.slice(head)
+        head = 0
+      }
+      return () => entryOf(item)
     },
     all: () => kept().map(entryOf),
     filter: (filter) =>
@@ -91,33 +128,48 @@ export function createJournal(limit: number, label: (key: string) => string | nu
         .map(entryOf)
         .filter((entry) => matches(entry, filter)),
     last: () => {
-      const item = items.at(-1)
+      const item = items.length > head ? items.at(-1) : undefined
       return item === undefined ? undefined : entryOf(item)
     },
     forTenant: (tenant) => kept().flatMap((item) => (item.recorded.tenant === tenant ? [entryOf(item)] : [])),
     clear() {
-      items = []
+      replaceWith([])
     },
     clearTenant(tenant) {
-      items = items.filter((item) => item.recorded.tenant !== tenant)
+      replaceWith(kept().filter((item) => item.recorded.tenant !== tenant))
     },
+    usage: () => ({ entries: items.length - head, bytes }),
   }
+}
+
+/** An estimate of what an entry holds: its target, headers and body as sent, and a fixed overhead. */
+function sizeOf(recorded: Recorded): number {
+  let size = ENTRY_OVERHEAD_BYTES + recorded.target.length + recorded.bodyBytes
+  const { headers } = recorded
+  for (const name in headers) {
+    const value = headers[name]
+    size += name.length + (typeof value === 'string' ? value.length : (value?.join('').length ?? 0))
+  }
+  return size
 }
 
 function toEntry(id: number, recorded: Recorded, label: (key: string) => string | null): JournalEntry {
   const target = parseTarget(recorded.target)
-  const query: Record<string, string | string[]> = {}
+  // Object.fromEntries defines each name as an own property: a name such as __proto__ is only data.
   const params = new URLSearchParams(target?.query ?? '')
-  for (const name of new Set(params.keys())) {
-    const values = params.getAll(name)
-    query[name] = values.length === 1 ? (values[0] ?? '') : values
-  }
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(recorded.headers)) {
-    if (value === undefined) continue
-    const text = typeof value === 'string' ? value : value.join(', ')
-    headers[name] = name === 'authorization' || name === 'proxy-authorization' ? redact(text) : text
-  }
+  const query: Record<string, string | string[]> = Object.fromEntries(
+    [...new Set(params.keys())].map((name) => {
+      const values = params.getAll(name)
+      return [name, values.length === 1 ? (values[0] ?? '') : values]
+    }),
+  )
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(recorded.headers).flatMap(([name, value]) => {
+      if (value === undefined) return []
+      const text = typeof value === 'string' ? value : value.join(', ')
+      return [[name, name === 'authorization' || name === 'proxy-authorization' ? redact(text) : text]]
+    }),
+  )
   const origin = target?.origin ?? `http://${header(recorded.headers, 'host') ?? 'localhost'}`
   return Object.freeze({
     id,

@@ -1,15 +1,45 @@
 /**
- * Reading a request body as JSON, from the bytes an adapter read: the content type, the cap,
- * UTF-8, and JSON whose numbers keep their literals. Failures are ApiErrors.
+ * Reading a request body as JSON, from the bytes an adapter read: the content coding, the
+ * content type, the cap, UTF-8, and JSON whose numbers keep their literals. Failures are
+ * ApiErrors. Large bodies (a state import) are parsed in slices, so they never hold the event
+ * loop for long.
  *
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
-import { header, type CoreRequest } from './http.js'
-import { readJson } from './json.js'
+import { header, type BodyRead, type RequestHeaders } from './http.js'
+import { readJson, readJsonInSlices } from './json.js'
+import { LIMITS } from './limits.js'
 
 /** Default cap on request bodies: far above any real NewPet, far below anything harmful. */
-export const DEFAULT_MAX_BODY_BYTES = 16 * 1024
+export const DEFAULT_MAX_BODY_BYTES = LIMITS.bodyBytes.value
+
+/** Texts longer than this are parsed in slices; shorter ones at once (a NewPet is under 1 KiB). */
+const SLICED_FROM_LENGTH = 256 * 1024
+
+/** Gives the event loop a turn: what a slice of parsing ends with. */
+export function pause(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0))
+}
+
+/**
+ * A body sent with a content coding (gzip, br...) is refused before it is read: the sandbox
+ * reads identity bodies only, and says so (RFC 7694: 415 with Accept-Encoding).
+ */
+export function checkContentCoding(headers: RequestHeaders): void {
+  const coding = header(headers, 'content-encoding')
+  if (coding === undefined) return
+  const codings = coding
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '' && item !== 'identity')
+  if (codings.length === 0) return
+  throw new ApiError(
+    'unsupported_media_type',
+    `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed, without Content-Encoding`,
+    { 'Accept-Encoding': 'identity' },
+  )
+}
 
 /**
  * The request body parsed as JSON. Refuses a non-JSON content type (415), a body over the cap
@@ -17,21 +47,22 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024
  * body, including one with a duplicated key (400). `onText` sees the text before parsing, so
  * the journal can keep what was sent even when it is not JSON.
  */
-export function readJsonBody(
-  request: CoreRequest,
+export async function readJsonBody(
+  headers: RequestHeaders,
+  read: BodyRead,
   maxBytes: number,
   emptyHint: string,
   onText: (text: string) => void = () => undefined,
-): unknown {
-  const contentType = header(request.headers, 'content-type')
+): Promise<unknown> {
+  const contentType = header(headers, 'content-type')
   if (contentType !== undefined && !isJsonMediaType(contentType)) {
     throw new ApiError(
       'unsupported_media_type',
       `Content-Type must be application/json, got ${JSON.stringify(contentType)}`,
     )
   }
-  const bytes = request.body ?? new Uint8Array(0)
-  if (request.truncated === true || bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
+  const bytes = read.body ?? new Uint8Array(0)
+  if (read.truncated || bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
   let text: string
   try {
     // The byte-order mark stays in the text: readJson skips one, for bodies as for files.
@@ -43,9 +74,10 @@ export function readJsonBody(
   if (text.replace(/^\uFEFF/, '').trim() === '') throw new ApiError('invalid_body', `body is required: ${emptyHint}`)
   // The one JSON reader: numbers keep their literals (1.00000000000000001 is not 1), duplicate
   // keys are refused, and nesting has a limit.
-  const read = readJson(text, 'body')
-  if (!read.ok) throw new ApiError('invalid_body', read.problems.join('; '))
-  return read.value
+  const reading =
+    text.length < SLICED_FROM_LENGTH ? readJson(text, 'body') : await readJsonInSlices(text, 'body', pause)
+  if (!reading.ok) throw new ApiError('invalid_body', reading.problems.join('; '))
+  return reading.value
 }
 
 export function tooLarge(maxBytes: number): ApiError {

@@ -19,9 +19,10 @@
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { InexactNumber } from './contract.js'
+import { LIMITS } from './limits.js'
 
 /** The deepest nesting of arrays and objects a text may have; 100 is far beyond any real document. */
-export const MAX_JSON_DEPTH = 100
+export const MAX_JSON_DEPTH = LIMITS.jsonDepth.value
 
 export type JsonReading = { ok: true; value: unknown } | { ok: false; problems: string[] }
 
@@ -31,11 +32,39 @@ export type JsonReading = { ok: true; value: unknown } | { ok: false; problems: 
  * duplicated key is a problem, in the order of the text.
  */
 export function readJson(text: string, subject: string): JsonReading {
-  const start = text.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0
-  const reader = new Reader(text, start)
-  if (Number.isNaN(reader.next())) return { ok: false, problems: [`${subject} is empty`] }
+  const reader = new Reader(text, text.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0)
+  // Without a bound on turns the reading never pauses.
+  return conclude(reader, subject, () => reader.readDocument(Infinity)) as JsonReading
+}
+
+/** Values read between two pauses of readJsonInSlices: a few milliseconds of work. */
+const VALUES_PER_SLICE = 50_000
+
+/**
+ * readJson for large texts (a state import): the same reading, paused every few milliseconds
+ * with `pause()`, so a 16 MiB text never holds the event loop for long. Gives the same answer.
+ */
+export async function readJsonInSlices(
+  text: string,
+  subject: string,
+  pause: () => Promise<void>,
+): Promise<JsonReading> {
+  const reader = new Reader(text, text.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0)
+  for (;;) {
+    const reading = conclude(reader, subject, () => reader.readDocument(VALUES_PER_SLICE))
+    if (reading !== PAUSED) return reading
+    await pause()
+  }
+}
+
+const PAUSED = Symbol('paused')
+
+function conclude(reader: Reader, subject: string, read: () => unknown): JsonReading | typeof PAUSED {
+  if (!reader.started && Number.isNaN(reader.next())) return { ok: false, problems: [`${subject} is empty`] }
+  reader.started = true
   try {
-    const value = reader.readDocument()
+    const value = read()
+    if (value === PAUSED) return PAUSED
     if (reader.duplicates.length === 0) return { ok: true, value }
     return { ok: false, problems: reader.duplicates.map((duplicate) => describeDuplicate(subject, duplicate)) }
   } catch (error) {
@@ -46,7 +75,7 @@ export function readJson(text: string, subject: string): JsonReading {
       }
     }
     if (error instanceof InvalidJson) {
-      const { line, column } = lineAndColumn(text, start, error.position)
+      const { line, column } = lineAndColumn(reader.text, reader.start, error.position)
       return {
         ok: false,
         problems: [`${subject} is not valid JSON: ${error.message} at line ${line}, column ${column}`],
@@ -134,9 +163,14 @@ class Reader {
    */
   private readonly keys: (string | undefined)[] | undefined
 
+  /** Where the reading is when paused between slices: the container being read and its key. */
+  private container: Container | undefined
+  private key = ''
+  started = false
+
   constructor(
     readonly text: string,
-    start: number,
+    readonly start: number,
   ) {
     this.pos = start
     this.keys = text.length >= KEY_TABLE_FROM_LENGTH ? new Array<string | undefined>(256).fill(undefined) : undefined
@@ -154,15 +188,22 @@ class Reader {
   }
 
   /**
-   * The whole text as one value. A loop with its own stack rather than recursion: each turn reads
-   * one scalar or opens one container, then closes every container the value completes.
+   * The whole text as one value, or PAUSED after `maxValues` turns, to go on where it stopped
+   * when called again. A loop with its own stack rather than recursion: each turn reads one
+   * scalar or opens one container, then closes every container the value completes.
    */
-  readDocument(): unknown {
+  readDocument(maxValues: number): unknown {
     const parents = this.parents
     const parentKeys = this.parentKeys
-    let container: Container | undefined
-    let key = ''
+    let container = this.container
+    let key = this.key
+    let turns = maxValues
     for (;;) {
+      if (--turns < 0) {
+        this.container = container
+        this.key = key
+        return PAUSED
+      }
       let code = this.next()
       let value: unknown
       if (code === OPEN_BRACE || code === OPEN_BRACKET) {

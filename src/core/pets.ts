@@ -45,7 +45,7 @@ function createPet(basePath: string): Operation {
     simulated: true,
     petData: true,
     writes: true,
-    body: { maxBytes: 'api', schema: 'NewPet', emptyHint: 'send a JSON object with name and categoryId' },
+    body: { limit: 'bodyBytes', schema: 'NewPet', emptyHint: 'send a JSON object with name and categoryId' },
     errors: ['invalid_body', 'insufficient_storage'],
     success: [
       {

@@ -62,8 +62,12 @@ export interface Operation {
   readonly petData?: boolean
   /** Changes pet data when it succeeds: the event stream says so. */
   readonly writes?: boolean
-  /** The operation reads a JSON body: its cap (`api`: the sandbox's maxBodyBytes), schema and a hint for an empty one. */
-  readonly body?: { readonly maxBytes: number | 'api'; readonly schema: string | z.ZodType; readonly emptyHint: string }
+  /** The operation reads a JSON body: the limit that caps it, its schema and a hint for an empty one. */
+  readonly body?: {
+    readonly limit: 'bodyBytes' | 'stateBytes'
+    readonly schema: string | z.ZodType
+    readonly emptyHint: string
+  }
   /** Headers on every answer of this operation, errors included. */
   readonly headers?: Readonly<Record<string, string>>
   /** Error codes the operation itself answers; the pipeline's own (401, 413, ...) are added from the row. */
@@ -134,9 +138,16 @@ export function createRouteTable(basePath: string, routes: readonly Route[]): Ro
   }
 }
 
-/** The methods a route answers, for `Allow` and CORS. */
+/** The methods a route answers, for `Allow` and CORS: HEAD wherever GET is (RFC 9110 section 9.3.2). */
 export function allowedMethods(route: Route): string {
-  return METHODS.filter((method) => route.methods[method] !== undefined).join(', ')
+  return METHODS.flatMap((method) =>
+    route.methods[method] === undefined ? [] : method === 'GET' ? ['GET', 'HEAD'] : [method],
+  ).join(', ')
+}
+
+/** The operation a method runs on a route: HEAD runs GET's, and its answer goes without a body. */
+export function operationFor(route: Route, method: string): Operation | undefined {
+  return route.methods[(method === 'HEAD' ? 'GET' : method) as Method]
 }
 
 function escape(text: string): string {

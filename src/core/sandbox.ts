@@ -20,6 +20,9 @@ import { createPipeline } from './handle.js'
 import type { CoreRequest, CoreResponse, Surface } from './http.js'
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type RequestJournal } from './journal.js'
 import { DEFAULT_MAX_BODY_BYTES } from './json-body.js'
+import { resolveLimits, type LimitName, type Limits } from './limits.js'
+import { createListCache } from './list-cache.js'
+import { createNotices, type Notices } from './notices.js'
 import { petRoutes } from './pets.js'
 import { createRandom } from './random.js'
 import { createRouteTable } from './routes.js'
@@ -27,7 +30,15 @@ import { createScenarioBook, createTraffic, type ScenarioBook } from './scenario
 import { bundledSeed, parseSeed } from './seed.js'
 import type { AllowedHosts } from './local.js'
 import { siteRoutes } from './site.js'
-import { healthOf, resetState, restoreState, snapshotState, type Asset, type SandboxState } from './state.js'
+import {
+  healthOf,
+  resetState,
+  restoreState,
+  snapshotState,
+  type Asset,
+  type HostUsage,
+  type SandboxState,
+} from './state.js'
 import { asyncStore, DEFAULT_MAX_CREATED_PETS, type PetStore } from './store.js'
 import { createTenants, DEFAULT_MAX_TENANTS } from './tenants.js'
 
@@ -44,9 +55,14 @@ export interface SandboxOptions {
   fixtures?: readonly Pet[]
   /** Seed this many generated pets instead (faker, deterministic under `randomSeed`). */
   generate?: number
-  /** Largest accepted request body in bytes; larger ones get 413. Default: 16 KiB. */
+  /** Largest accepted request body in bytes; larger ones get 413. Default: 16 KiB. Same as `limits.bodyBytes`. */
   maxBodyBytes?: number
-  /** How many requests the journal keeps; the oldest are dropped. Default: 1000. */
+  /**
+   * Budgets by name, from the limits table (README, Limits): `{ journalBytes: 4 * 1024 * 1024 }`.
+   * Each is checked against its range; the named options above win where both are given.
+   */
+  limits?: Partial<Record<LimitName, number>>
+  /** How many requests the journal keeps; the oldest are dropped. Default: 1000. Same as `limits.journalEntries`. */
   journalLimit?: number
   /** Milliseconds before every response, or a `{ min, max }` range drawn at random. */
   delay?: number | { min: number; max: number }
@@ -100,8 +116,10 @@ export interface SandboxCore {
   reseed(fixtures: unknown, source?: string): Promise<void>
   /** The sandbox's current time. */
   now(): Date
-  /** Version, uptime, pet count and mode. */
+  /** Version, uptime, pet count, mode, and every budget beside its use. */
   health(): Promise<SandboxHealth>
+  /** Every budget in force: the limits table's defaults with this sandbox's options on top. */
+  readonly limits: Limits
   /**
    * The core: answers one plain request (method, target as sent, headers, body bytes) with a
    * plain response, by every rule of the API and the admin routes. The msw handlers and the
@@ -123,8 +141,14 @@ export interface Hosting {
   readonly allowedHosts?: AllowedHosts
   /** Server: origins whose pages may call the API besides local ones, or `*` for any. */
   readonly corsOrigins?: readonly string[]
-  /** Where notices go (a tenant evicted). Default: console.warn. */
+  /** Where notices go (a tenant evicted), summarised when repeated. Default: console.warn. */
   readonly notice?: (line: string) => void
+  /** The host's own summariser, so its notices and the core's share one window per kind. */
+  readonly notices?: Notices
+  /** Server: believe Forwarded and X-Forwarded-Proto/Host for the server's own origin. */
+  readonly trustProxy?: boolean
+  /** Server: the use of the budgets the host enforces (connections), for health. */
+  readonly usage?: HostUsage
 }
 
 const IN_PROCESS: Hosting = { surface: 'in-process' }
@@ -139,27 +163,39 @@ const IN_PROCESS: Hosting = { surface: 'in-process' }
  */
 export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting = IN_PROCESS): SandboxCore {
   const apiKeys = Object.freeze([...(options.apiKeys ?? [DEFAULT_API_KEY])])
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const maxBodyBytes = options.maxBodyBytes ?? options.limits?.bodyBytes ?? DEFAULT_MAX_BODY_BYTES
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new TypeError(`Failed to create the sandbox: maxBodyBytes must be a positive integer, got ${maxBodyBytes}`)
   }
   if (options.generate !== undefined && (!Number.isSafeInteger(options.generate) || options.generate < 0)) {
     throw new TypeError(`Failed to create the sandbox: generate must be a whole number, got ${options.generate}`)
   }
-  const maxTenants = options.maxTenants ?? DEFAULT_MAX_TENANTS
+  const maxTenants = options.maxTenants ?? options.limits?.tenants ?? DEFAULT_MAX_TENANTS
   // The default key's tenant is never evicted, so the cap holds it and at least one more.
   if (!Number.isSafeInteger(maxTenants) || maxTenants < 2) {
     throw new TypeError(`Failed to create the sandbox: maxTenants must be an integer of at least 2, got ${maxTenants}`)
   }
-  const maxCreatedPets = options.maxCreatedPets ?? DEFAULT_MAX_CREATED_PETS
+  const maxCreatedPets = options.maxCreatedPets ?? options.limits?.createdPetsPerTenant ?? DEFAULT_MAX_CREATED_PETS
   if (!Number.isSafeInteger(maxCreatedPets) || maxCreatedPets < 0) {
     throw new TypeError(`Failed to create the sandbox: maxCreatedPets must be a whole number, got ${maxCreatedPets}`)
   }
-  const notice =
-    hosting.notice ??
-    ((line: string) => {
-      console.warn(`petstore-sandbox: ${line}`)
-    })
+  const journalLimit = options.journalLimit ?? options.limits?.journalEntries ?? DEFAULT_JOURNAL_LIMIT
+  const limits = resolveLimits({
+    ...options.limits,
+    bodyBytes: maxBodyBytes,
+    tenants: maxTenants,
+    createdPetsPerTenant: maxCreatedPets,
+    ...(Number.isSafeInteger(journalLimit) && journalLimit >= 0 && { journalEntries: journalLimit }),
+  })
+  const notices =
+    hosting.notices ??
+    createNotices(
+      hosting.notice ??
+        ((line: string) => {
+          console.warn(`petstore-sandbox: ${line}`)
+        }),
+      limits.noticeWindowMs,
+    )
   const delays = createDelays()
   const isolated = options.isolate ?? false
   const base = parseBaseUrl(options.baseUrl)
@@ -169,7 +205,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     isolated ? { pattern: options.apiKeyPattern, any: options.apiKeyPattern === undefined } : {},
   )
   const defaultKey = apiKeys[0] ?? DEFAULT_API_KEY
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT, isolated ? maskKey : () => null)
+  const journal = createJournal(journalLimit, isolated ? maskKey : () => null, limits.journalBytes)
   const events = createEventBus()
   const counters = createCounters()
   const scenarios = createScenarioBook()
@@ -177,20 +213,30 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
   const clock = createClock(options.now)
   const startedAt = Date.now()
 
+  const listCache = createListCache(limits.listCacheBytes)
+  const created = { used: 0, max: limits.createdPets }
   const build = (seed: readonly Pet[]): SandboxState => ({
     basePath: base.path,
     isolated,
     apiKeys,
     defaultKey,
     maxBodyBytes,
+    limits,
+    notices,
+    listCache,
+    created,
+    bodies: { large: 0 },
+    hostUsage: hosting.usage ?? (() => ({})),
     tenants: createTenants({
       seed,
       isolated,
       defaultKey,
       maxTenants,
       maxCreatedPets,
+      budgets: { cache: listCache, created },
       onEvict: (key) => {
-        notice(
+        notices.notice(
+          'eviction',
           `evicted the data of key ${maskKey(key)}, the least recently used of ${maxTenants} tenants; that key starts again from the seed`,
         )
       },
@@ -223,10 +269,11 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     basePath: base.path,
     baseOrigin: base.origin,
     surface: hosting.surface,
-    maxBodyBytes,
+    limits,
     authenticate,
     state,
     allowedHosts: hosting.allowedHosts ?? [],
+    trustProxy: hosting.trustProxy ?? false,
     cors: hosting.surface === 'server' ? createCorsPolicy(routes, hosting.corsOrigins ?? []) : undefined,
     onUnexpectedError: (error, request) => {
       console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.target}`, error)
@@ -255,6 +302,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     },
     now: clock,
     health: async () => healthOf(await whenReady()),
+    limits,
     handle: (request) => pipeline.handle(request),
     bodyLimit: (method, target) => pipeline.bodyLimit(method, target),
     cutDelays: () => {

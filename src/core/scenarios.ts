@@ -9,15 +9,16 @@ import { z } from 'zod'
 import type { Scenario } from './admin-contract.js'
 import { checkObject, type Checked } from './contract.js'
 import { ApiError, type ErrorCode } from './errors.js'
+import { LIMITS } from './limits.js'
 
 export const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const
 export type OperationId = (typeof OPERATIONS)[number]
 
 /** The failures a scenario can simulate: what the interface or any HTTP service can answer. */
 export const SCENARIO_STATUSES = [401, 404, 429, 500, 503] as const
-export const MAX_DELAY_MS = 60_000
+export const MAX_DELAY_MS = LIMITS.delayMs.value
 /** Scenarios without `times` stay until cleared: a cap keeps a runaway script from growing memory. */
-export const MAX_SCENARIOS = 100
+export const MAX_SCENARIOS = LIMITS.scenarios.value
 
 const SIMULATED: Record<(typeof SCENARIO_STATUSES)[number], ErrorCode> = {
   401: 'unauthorized',

@@ -11,6 +11,9 @@ import type { Delays } from './delays.js'
 import type { EventBus } from './events.js'
 import { checkStoreState, type StoreState } from './contract.js'
 import type { SandboxHealth } from './admin-contract.js'
+import type { ListCache } from './list-cache.js'
+import { LIMIT_NAMES, LIMITS, type LimitName, type Limits } from './limits.js'
+import type { Notices } from './notices.js'
 import type { WritableJournal, JournalEntry } from './journal.js'
 import type { Traffic, WritableScenarioBook } from './scenarios.js'
 import { createTenantStore, StateError } from './store.js'
@@ -28,7 +31,18 @@ export interface SandboxState {
   readonly apiKeys: readonly string[]
   readonly defaultKey: string
   readonly maxBodyBytes: number
+  /** Every budget, from the one table with the sandbox's own values on top. */
+  readonly limits: Limits
+  /** Where repeated events are logged, summarised. */
+  readonly notices: Notices
   readonly tenants: Tenants
+  readonly listCache: ListCache
+  /** What the created pets of all tenants use of the createdPets budget. */
+  readonly created: { used: number; readonly max: number }
+  /** Large bodies (state imports) being read or parsed now: the largeBodies budget's use. */
+  readonly bodies: { large: number }
+  /** What the host knows of its own budgets' use. */
+  readonly hostUsage: HostUsage
   readonly journal: WritableJournal
   readonly scenarios: WritableScenarioBook
   readonly traffic: Traffic
@@ -63,7 +77,12 @@ export function snapshotState(state: SandboxState, key = state.defaultKey): Stor
 export function restoreState(state: SandboxState, input: unknown, key = state.defaultKey): void {
   const checked = checkStoreState(input)
   if (!checked.ok) throw new StateError(`Invalid state: ${checked.problems.join('; ')}`)
-  state.tenants.storeFor(key).restore(checked.value)
+  applyState(state, checked.value, key)
+}
+
+/** Replaces a key's pets and next id with a state already checked. */
+export function applyState(state: SandboxState, checked: StoreState, key = state.defaultKey): void {
+  state.tenants.storeFor(key).restore(checked)
   state.events.emit({ type: 'change', key: state.isolated ? key : undefined })
 }
 
@@ -85,6 +104,33 @@ export function journalFor(state: SandboxState, key: string | undefined): Journa
   return key !== undefined && state.isolated ? state.journal.forTenant(key) : state.journal.all()
 }
 
+/** What the host knows of its own budgets' use (the server: connections); nothing in-process. */
+export type HostUsage = () => Partial<Record<LimitName, number>>
+
+/** Each budget beside its use now; null for a budget that bounds one request, not a pool. */
+export function usageOf(state: SandboxState): SandboxHealth['limits'] {
+  const journal = state.journal.usage()
+  const used: Partial<Record<LimitName, number>> = {
+    largeBodies: state.bodies.large,
+    tenants: state.tenants.count(),
+    createdPetsPerTenant: state.tenants.mostCreated(),
+    createdPets: state.created.used,
+    scenarios: state.scenarios.list().length,
+    journalEntries: journal.entries,
+    journalBytes: journal.bytes,
+    listCacheBytes: state.listCache.bytes(),
+    eventStreams: state.events.count(),
+    eventBacklogBytes: state.events.largestBacklog(),
+    ...state.hostUsage(),
+  }
+  return Object.fromEntries(
+    LIMIT_NAMES.map((name) => [
+      name,
+      { budget: state.limits[name], used: used[name] ?? null, unit: LIMITS[name].unit },
+    ]),
+  ) as SandboxHealth['limits']
+}
+
 export function healthOf(state: SandboxState): SandboxHealth {
   return {
     status: 'ok',
@@ -95,5 +141,6 @@ export function healthOf(state: SandboxState): SandboxHealth {
     tenants: state.tenants.count(),
     evictions: state.tenants.evictions(),
     dashboard: '/__sandbox/',
+    limits: usageOf(state),
   }
 }

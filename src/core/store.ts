@@ -18,6 +18,8 @@ import {
   type StoreState,
 } from './contract.js'
 import { ApiError } from './errors.js'
+import { LIMITS } from './limits.js'
+import type { ListCache } from './list-cache.js'
 import { indexPets, type PetIndex } from './pet-index.js'
 
 /** Thrown by `pets.create()` when the new pet breaks the contract; the message names each field. */
@@ -80,16 +82,26 @@ interface State {
   readonly created: Pet[]
   readonly createdById: Map<number, Pet>
   readonly createdByStatus: Map<PetStatus, Pet[]>
-  /** listJson's answers by `status:limit`, emptied by every write; at most 4 x 100 entries. */
-  readonly listed: Map<string, string>
   nextId: number
 }
 
 /** Pets one tenant may create between two resets, unless the sandbox says otherwise. */
-export const DEFAULT_MAX_CREATED_PETS = 1_000_000
+export const DEFAULT_MAX_CREATED_PETS = LIMITS.createdPetsPerTenant.value
+
+/** What the stores of one sandbox share: the list answers' cache and the count of pets created in all. */
+export interface StoreBudgets {
+  readonly cache: ListCache | undefined
+  readonly created: { used: number; readonly max: number }
+}
 
 /** A store over a seed index; several stores (tenants) share one index. */
-export function createTenantStore(seedIndex: PetIndex, maxCreatedPets = DEFAULT_MAX_CREATED_PETS): TenantStore {
+export function createTenantStore(
+  seedIndex: PetIndex,
+  maxCreatedPets: number = DEFAULT_MAX_CREATED_PETS,
+  budgets: StoreBudgets = { cache: undefined, created: { used: 0, max: Number.MAX_SAFE_INTEGER } },
+): TenantStore {
+  const { cache, created: pool } = budgets
+  const owner = cache?.newOwner() ?? 0
   let seed = seedIndex
   // A reset or restore swaps in a whole new state; the base index is shared, never copied.
   const fresh = (base: PetIndex, nextId = base.highestId + 1): State => ({
@@ -97,10 +109,15 @@ export function createTenantStore(seedIndex: PetIndex, maxCreatedPets = DEFAULT_
     created: [],
     createdById: new Map(),
     createdByStatus: new Map(PET_STATUSES.map((status) => [status, []])),
-    listed: new Map(),
     nextId,
   })
   let state = fresh(seed)
+  // Every change swaps or grows the state: the cached answers go, and the pool gets its pets back.
+  const replace = (next: State) => {
+    pool.used -= state.created.length
+    cache?.drop(owner)
+    state = next
+  }
   // The stored pets themselves: callers copy them or serialise them at once.
   const select = (status: PetStatus | undefined, limit: number | undefined): readonly Pet[] => {
     const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
@@ -114,11 +131,12 @@ export function createTenantStore(seedIndex: PetIndex, maxCreatedPets = DEFAULT_
   return {
     list: (query = {}) => select(query.status, query.limit).map(copy),
     listJson({ status, limit }) {
+      if (cache === undefined) return JSON.stringify(select(status, limit).map(copy))
       const key = `${status ?? ''}:${limit}`
-      let text = state.listed.get(key)
+      let text = cache.get(owner, key)
       if (text === undefined) {
         text = JSON.stringify(select(status, limit).map(copy))
-        state.listed.set(key, text)
+        cache.set(owner, key, text)
       }
       return text
     },
@@ -152,8 +170,15 @@ export function createTenantStore(seedIndex: PetIndex, maxCreatedPets = DEFAULT_
           `This key's data already holds ${maxCreatedPets} pets created since its last reset, the most the sandbox keeps. Reset to create more.`,
         )
       }
+      if (pool.used >= pool.max) {
+        throw new ApiError(
+          'insufficient_storage',
+          `The sandbox already holds ${pool.max} pets created since their resets, in all keys together (the createdPets limit). Reset to create more.`,
+        )
+      }
       state.nextId = id + 1
-      state.listed.clear()
+      pool.used++
+      cache?.drop(owner)
       const pet: Pet = { id, ...newPet }
       state.created.push(pet)
       state.createdById.set(id, pet)
@@ -162,15 +187,15 @@ export function createTenantStore(seedIndex: PetIndex, maxCreatedPets = DEFAULT_
     },
     count: () => state.base.all.length + state.created.length,
     reset() {
-      state = fresh(seed)
+      replace(fresh(seed))
     },
     snapshot: () => ({ pets: [...state.base.all, ...state.created].map(copy), nextId: state.nextId }),
     restore(next) {
-      state = fresh(indexPets(next.pets), next.nextId)
+      replace(fresh(indexPets(next.pets), next.nextId))
     },
     reseed(next) {
       seed = next
-      state = fresh(seed)
+      replace(fresh(seed))
     },
   }
 }

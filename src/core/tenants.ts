@@ -2,17 +2,24 @@
  * Who owns which data. Shared mode: one store for every key. Isolated mode: each API key gets
  * its own copy of the seed when it first reads or writes pet data, so parallel test workers with
  * their own keys never see each other's pets. At most `maxTenants` stores are kept (the default
- * key's included); past the cap the least recently used one with no request in flight is
- * evicted, and that key starts again from the seed.
+ * key's included), a hard cap: past it the least recently used one with no request in flight is
+ * evicted, and that key starts again from the seed; when every one has a request in flight, a
+ * new key is answered 503 with Retry-After instead of passing the cap.
+ *
+ * Handles name tenants without their keys (`?tenant=`). They are random, so a page or script
+ * cannot guess another worker's handle and reset its data; the dashboard reads them from
+ * GET /__sandbox/tenants, which only local pages may read.
  *
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import type { Pet } from './contract.js'
+import { ApiError } from './errors.js'
+import { LIMITS } from './limits.js'
 import { indexPets, type PetIndex } from './pet-index.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
-import { createTenantStore, type TenantStore } from './store.js'
+import { createTenantStore, type StoreBudgets, type TenantStore } from './store.js'
 
-export const DEFAULT_MAX_TENANTS = 1000
+export const DEFAULT_MAX_TENANTS = LIMITS.tenants.value
 
 export interface Tenants {
   readonly isolated: boolean
@@ -42,14 +49,16 @@ export interface Tenants {
   seed(): PetIndex
   /** Every tenant, least recently used first, with the handle that names it without its key. */
   list(): { handle: string; key: string; store: TenantStore }[]
-  /** The key a handle (`t3`) stands for, if that tenant still exists. */
+  /** The most pets any one tenant created since its reset. */
+  mostCreated(): number
+  /** The key a handle stands for, if that tenant still exists. */
   keyOf(handle: string): string | undefined
   /** The handle of a key's tenant, if it has one. */
   handleOf(key: string): string | undefined
 }
 
 interface Tenant {
-  /** `t1`, `t2`...: how the dashboard and the admin routes' `?tenant=` name a tenant without its key. */
+  /** `t-` and 16 random hex digits: how the dashboard and `?tenant=` name a tenant without its key. */
   readonly handle: string
   readonly store: TenantStore
   scenarios: WritableScenarioBook | undefined
@@ -62,30 +71,32 @@ export function createTenants(options: {
   defaultKey: string
   maxTenants: number
   maxCreatedPets: number
+  /** What every tenant's store shares: the list cache and the pool of created pets. */
+  budgets: StoreBudgets
   /** Told the key of each evicted tenant. */
   onEvict: (key: string) => void
 }): Tenants {
-  const { isolated, defaultKey, maxTenants, maxCreatedPets } = options
+  const { isolated, defaultKey, maxTenants, maxCreatedPets, budgets } = options
   // One index per seed, shared by every tenant: a million seeded pets are held once.
   let seedIndex = indexPets(options.seed)
   // Map order is insertion order: re-inserting a tenant on use keeps the least recent first.
   const tenants = new Map<string, Tenant>()
   const keysByHandle = new Map<string, string>()
   let evicted = 0
-  let handles = 0
   const idOf = (key: string) => (isolated ? key : defaultKey)
 
   /** Evicts the least recently used idle tenant other than the default key's; false when none is idle. */
   const evictOne = (): boolean => {
     for (const [key, tenant] of tenants) {
       if (key === defaultKey || tenant.inFlight > 0) continue
+      // Its created pets go back to the pool, its cached answers to the cache.
+      tenant.store.reset()
       tenants.delete(key)
       keysByHandle.delete(tenant.handle)
       evicted++
       options.onEvict(key)
       return true
     }
-    // Every other tenant has a request in flight: the cap is passed until one finishes (see release).
     return false
   }
   const tenantOf = (key: string): Tenant => {
@@ -95,9 +106,16 @@ export function createTenants(options: {
       while (tenants.size >= maxTenants && evictOne()) {
         // Back under the cap, the default key's tenant never counting as evictable.
       }
+      if (tenants.size >= maxTenants) {
+        throw new ApiError(
+          'service_unavailable',
+          `Every one of the ${maxTenants} tenants has a request in flight (the tenants limit); try again in a moment`,
+          { 'Retry-After': '1' },
+        )
+      }
       tenant = {
-        handle: `t${handles++}`,
-        store: createTenantStore(seedIndex, maxCreatedPets),
+        handle: randomHandle(),
+        store: createTenantStore(seedIndex, maxCreatedPets, budgets),
         scenarios: undefined,
         inFlight: 0,
       }
@@ -122,10 +140,6 @@ export function createTenants(options: {
     release(key) {
       const tenant = tenants.get(idOf(key))
       if (tenant !== undefined && tenant.inFlight > 0) tenant.inFlight--
-      // Passed while every tenant was busy: back under the cap as soon as one is idle.
-      while (tenants.size > maxTenants && evictOne()) {
-        // Evicting the least recently used idle tenants.
-      }
     },
     storeFor: (key) => tenantOf(key).store,
     existing: (key) => tenants.get(idOf(key))?.store,
@@ -155,8 +169,19 @@ export function createTenants(options: {
     count: () => tenants.size,
     evictions: () => evicted,
     seed: () => seedIndex,
+    mostCreated() {
+      let most = 0
+      for (const tenant of tenants.values()) most = Math.max(most, tenant.store.createdCount())
+      return most
+    },
     list: () => [...tenants].map(([key, tenant]) => ({ handle: tenant.handle, key, store: tenant.store })),
     keyOf: (handle) => keysByHandle.get(handle),
     handleOf: (key) => tenants.get(idOf(key))?.handle,
   }
+}
+
+/** 64 random bits: not guessable, and short enough to read on the dashboard. */
+function randomHandle(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8))
+  return `t-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`
 }

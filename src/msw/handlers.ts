@@ -7,7 +7,7 @@
  */
 import { http, type HttpHandler } from 'msw'
 import { routePattern, type BaseUrl } from '../core/base-url.js'
-import { isEventStream, type CoreResponse, type RequestHeaders } from '../core/http.js'
+import { isEventStream, type BodyRead, type CoreResponse, type RequestHeaders } from '../core/http.js'
 import type { SandboxCore } from '../core/sandbox.js'
 
 export interface MswHandlers {
@@ -20,17 +20,18 @@ export interface MswHandlers {
 /** The handlers of one core; `core` is called per request, so a default sandbox can be made on first use. */
 export function createMswHandlers(core: () => SandboxCore, base: BaseUrl): MswHandlers {
   const answer = async ({ request }: { request: Request }): Promise<Response> => {
-    const sandbox = core()
     // msw's URL is already normalised (fetch removed dot segments): the core routes it as it is.
-    const { body, truncated } = await readBody(request, sandbox.bodyLimit(request.method, request.url))
-    const response = await sandbox.handle({
+    // The body is read only if the core asks for it, within the cap it names.
+    const response = await core().handle({
       method: request.method,
       target: request.url,
       headers: headersOf(request.headers),
-      body,
-      truncated,
+      body: null,
+      readBody: (maxBytes) => readBody(request, maxBytes),
     })
-    return new Response(toBody(response.body), { status: response.status, headers: response.headers })
+    // HEAD carries GET's status and headers, never a body.
+    const body = request.method === 'HEAD' ? null : toBody(response.body)
+    return new Response(body, { status: response.status, headers: response.headers })
   }
   return {
     api: http.all(routePattern(base, '(?:/.*)?'), answer),
@@ -43,21 +44,26 @@ function toBody(body: CoreResponse['body']): BodyInit | null {
   if (!isEventStream(body)) return body as BodyInit | null
   const encoder = new TextEncoder()
   let stop: (() => void) | undefined
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      stop = body.open(
-        (text) => {
-          controller.enqueue(encoder.encode(text))
-        },
-        () => {
-          controller.close()
-        },
-      )
+  // Queued bytes count against a high-water mark of 0: desiredSize is minus the reader's backlog.
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stop = body.open(
+          (text) => {
+            controller.enqueue(encoder.encode(text))
+            return Math.max(0, -(controller.desiredSize ?? 0))
+          },
+          () => {
+            controller.close()
+          },
+        )
+      },
+      cancel() {
+        stop?.()
+      },
     },
-    cancel() {
-      stop?.()
-    },
-  })
+    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+  )
 }
 
 function headersOf(headers: Headers): RequestHeaders {
@@ -69,7 +75,7 @@ function headersOf(headers: Headers): RequestHeaders {
 }
 
 /** At most `limit + 1` bytes of the body: enough for the core to see that it is too large. */
-async function readBody(request: Request, limit: number): Promise<{ body: Uint8Array | null; truncated: boolean }> {
+async function readBody(request: Request, limit: number): Promise<BodyRead> {
   if (request.body === null) return { body: null, truncated: false }
   if (Number(request.headers.get('content-length') ?? 0) > limit) return { body: null, truncated: true }
   const reader = request.body.getReader()

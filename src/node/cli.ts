@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_API_KEY } from '../core/auth.js'
+import { isLimitName, LIMIT_NAMES, LIMITS, parseLimitValue, type LimitName } from '../core/limits.js'
 import type { Pet } from '../core/contract.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, startServer, type RunningServer } from './server.js'
@@ -30,6 +31,8 @@ interface CliOptions {
   allowedHost?: string[]
   corsOrigin?: string[]
   shutdownTimeout: number
+  limit?: Partial<Record<LimitName, number>>
+  trustProxy?: boolean
   quiet?: boolean
 }
 
@@ -159,6 +162,20 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         .default(DEFAULT_SHUTDOWN_TIMEOUT_MS)
         .argParser(integer('shutdown timeout', 0, 600_000)),
     )
+    .addOption(
+      option(
+        '--limit <name=value>',
+        `set a budget of the limits table, repeatable: ${LIMIT_NAMES.filter((name) => LIMITS[name].min !== LIMITS[name].max).join(', ')}; values may end in KiB, MiB, GiB, ms or s`,
+        'PETSTORE_LIMITS',
+      ).argParser(limit),
+    )
+    .addOption(
+      option(
+        '--trust-proxy',
+        'behind a proxy that terminates TLS: believe its Forwarded / X-Forwarded-Proto / X-Forwarded-Host headers',
+        'PETSTORE_TRUST_PROXY',
+      ),
+    )
     .addOption(option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'))
     .showHelpAfterError('(run petstore-sandbox --help for usage)')
     .parse(argv)
@@ -196,6 +213,8 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
       }),
       ...(options.corsOrigin && { corsOrigins: options.corsOrigin }),
       shutdownTimeoutMs: options.shutdownTimeout,
+      ...(options.limit && { limits: options.limit }),
+      ...(options.trustProxy === true && { trustProxy: true }),
       ...(!options.quiet && { log }),
     })
   } catch (error) {
@@ -301,8 +320,10 @@ function delay(value: string): number | { min: number; max: number } {
   const match = /^(\d+)(?:-(\d+))?$/.exec(value)
   const min = Number(match?.[1])
   const max = match?.[2] === undefined ? min : Number(match[2])
-  if (match === null || max < min || max > 60_000) {
-    throw new InvalidArgumentError('delay must be milliseconds (e.g. 200) or a range (e.g. 100-500), at most 60000.')
+  if (match === null || max < min || max > LIMITS.delayMs.value) {
+    throw new InvalidArgumentError(
+      `delay must be milliseconds (e.g. 200) or a range (e.g. 100-500), at most ${LIMITS.delayMs.value}.`,
+    )
   }
   return match[2] === undefined ? min : { min, max }
 }
@@ -342,6 +363,28 @@ function list(value: string, previous: string[] | undefined): string[] {
       .map((item) => item.trim())
       .filter((item) => item !== ''),
   ]
+}
+
+/** `--limit name=value`, repeatable; its environment variable a comma-separated list. Ranges are checked by the core. */
+function limit(
+  value: string,
+  previous: Partial<Record<LimitName, number>> | undefined,
+): Partial<Record<LimitName, number>> {
+  const result = { ...previous }
+  for (const item of list(value, undefined)) {
+    const [name = '', text = ''] = item.split('=', 2).map((part) => part.trim())
+    if (!isLimitName(name)) {
+      throw new InvalidArgumentError(`${name} is not a limit; the limits are ${LIMIT_NAMES.join(', ')}.`)
+    }
+    const number = parseLimitValue(name, text)
+    if (number === undefined) {
+      throw new InvalidArgumentError(
+        `${name} must be name=value with a whole number${LIMITS[name].unit === 'bytes' ? ' (or with KiB, MiB, GiB)' : LIMITS[name].unit === 'ms' ? ' (or with ms, s)' : ''}, got ${JSON.stringify(item)}.`,
+      )
+    }
+    result[name] = number
+  }
+  return result
 }
 
 function origins(value: string, previous: string[] | undefined): string[] {

@@ -2,17 +2,29 @@
  * The node:http adapter and startServer(): IncomingMessage straight into the core's plain
  * request, the core's plain response straight onto the ServerResponse. No msw, no Fetch
  * objects and no framework on the way: the adapter reads, writes and logs, and never decides.
+ * It owns only what Node forces on it: sockets and their errors, backpressure, timeouts and the
+ * connection cap, with every number from the core's limits table.
  *
  * May import: node:*, and the core. Never msw or express.
  */
 import { once } from 'node:events'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_BASE_PATH } from '../core/base-url.js'
-import { MAX_TARGET_LENGTH } from '../core/handle.js'
-import { errorAnswer, isEventStream, type CoreRequest, type CoreResponse } from '../core/http.js'
+import { SINGLE_HEADERS } from '../core/handle.js'
+import {
+  errorAnswer,
+  isEventStream,
+  type BodyRead,
+  type CoreRequest,
+  type CoreResponse,
+  type RequestHeaders,
+} from '../core/http.js'
+import { LIMITS, type Limits } from '../core/limits.js'
+import { createNotices, type Notices } from '../core/notices.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../core/sandbox.js'
+import { answerUnparsable } from '../core/unparsable.js'
 import { createAssets } from './assets.js'
 import { packageVersion } from './version.js'
 
@@ -31,8 +43,14 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version
   allowedHosts?: readonly string[] | 'all'
   /** Origins whose pages may call the API besides local ones (`*`: any). The admin routes stay local. */
   corsOrigins?: readonly string[]
-  /** How long close() lets requests in flight finish before cutting them, in ms. Default: 5000. */
+  /** How long close() lets requests in flight finish before cutting them, in ms. Default: 5000. Same as `limits.shutdownTimeoutMs`. */
   shutdownTimeoutMs?: number
+  /**
+   * Behind a proxy that terminates TLS: believe its `Forwarded` or `X-Forwarded-Proto`/`-Host`
+   * headers for the server's own origin (the admin routes' Origin rule) and check the forwarded
+   * host against the Host rule. Off by default: without a proxy, any client could send them.
+   */
+  trustProxy?: boolean
   /** Receives one line per answered request (method, target, status, milliseconds). Default: none. */
   log?: (line: string) => void
 }
@@ -59,7 +77,7 @@ export class ServerStartError extends Error {
   override readonly name = 'ServerStartError'
 }
 
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5000
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = LIMITS.shutdownTimeoutMs.value
 
 /**
  * Starts the sandbox as an HTTP server.
@@ -76,7 +94,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log,
     allowedHosts = [],
     corsOrigins = [],
-    shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    trustProxy = false,
+    shutdownTimeoutMs = options.limits?.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     ...sandboxOptions
   } = options
   if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) {
@@ -84,22 +103,86 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       `Failed to start the server: shutdownTimeoutMs must be a whole number, got ${shutdownTimeoutMs}`,
     )
   }
+  let connections = 0
+  // One summariser for the core's notices (evictions, overflows) and the adapter's own (clients
+  // gone, connections refused), so each kind shares one window. Its window is checked by the core.
+  const notices = createNotices((line) => {
+    console.warn(`petstore-sandbox: ${line}`)
+  }, sandboxOptions.limits?.noticeWindowMs ?? LIMITS.noticeWindowMs.value)
   const sandbox = createSandboxCore(
-    { ...sandboxOptions, version: packageVersion() },
-    { surface: 'server', assets: createAssets(), allowedHosts, corsOrigins },
+    { ...sandboxOptions, limits: { ...sandboxOptions.limits, shutdownTimeoutMs }, version: packageVersion() },
+    {
+      surface: 'server',
+      assets: createAssets(),
+      allowedHosts,
+      corsOrigins,
+      trustProxy,
+      usage: () => ({ connections }),
+      notices,
+    },
   )
-  const flight = createFlight()
+  const { limits } = sandbox
+  const adapter: Adapter = {
+    sandbox,
+    limits,
+    notices,
+    log,
+    flight: createFlight(),
+    sockets: createSocketTracker(),
+  }
   // Host is the core's to judge (a JSON 400 on HTTP/1.1 without it, HTTP/1.0 let through), not Node's.
-  const server = createServer({ requireHostHeader: false }, (request, response) => {
-    flight.begin(response)
-    serve(sandbox, request, response, log, flight).catch((error: unknown) => {
-      failed(request, response, error)
+  const server = createServer(
+    {
+      requireHostHeader: false,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node looks for requests past their time: a fraction of the shortest.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    (request, response) => {
+      onRequest(adapter, request, response)
+    },
+  )
+  server.maxConnections = limits.connections
+  // Expect: the core decides. 100-continue is sent only when the core reads the body.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    onRequest(adapter, request, response)
+  })
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    onRequest(adapter, request, response)
+  })
+  server.on('connection', (socket: Socket) => {
+    connections++
+    socket.once('close', () => {
+      connections--
     })
   })
-  server.on('clientError', answerClientError)
-  // Node hands CONNECT over as a raw socket; the core answers it like any other request.
+  server.on('drop', () => {
+    notices.notice('connection-refused', `refused a connection: ${limits.connections} are open (the connections limit)`)
+  })
+  server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer; reason?: string }, socket: Duplex) => {
+    socket.on('error', ignore)
+    // A socket's own failure (a reset, a broken pipe): no one is left to answer.
+    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && error.code?.startsWith('HPE_') !== true) {
+      socket.destroy()
+      return
+    }
+    const answer = () => {
+      writeRaw(socket, answerUnparsable(unparsable(error), limits))
+    }
+    // A request already answered on this connection goes out first, then this one's error. A
+    // request cut short has no answer to wait for: a timeout still tells the client so (408).
+    if (adapter.sockets.whenIdle(socket, answer)) return
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer()
+    else socket.destroy()
+  })
+  // Node hands CONNECT over as a raw socket, with no error listener: a client reset on it would
+  // end the process. The core answers it like any other request.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    void sandbox.handle(coreRequest(request, null, false)).then((answer) => {
+    socket.on('error', ignore)
+    request.on('error', ignore)
+    void sandbox.handle(coreRequest(request, undefined)).then((answer) => {
       writeRaw(socket, answer)
     })
   })
@@ -116,9 +199,33 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     url,
     apiUrl: `${url}${DEFAULT_BASE_PATH}`,
     sandbox,
-    inFlight: () => flight.count(),
-    close: () => (closed ??= shutDown(server, sandbox, flight, shutdownTimeoutMs)),
+    inFlight: () => adapter.flight.count(),
+    close: () => (closed ??= shutDown(server, adapter, shutdownTimeoutMs)),
   }
+}
+
+/** What every request's handling shares. */
+interface Adapter {
+  readonly sandbox: SandboxCore
+  readonly limits: Limits
+  readonly notices: Notices
+  readonly log: ((line: string) => void) | undefined
+  readonly flight: Flight
+  readonly sockets: SocketTracker
+}
+
+function ignore(): void {
+  // An error on a stream whose end is handled elsewhere ('close'): nothing to do, nothing to crash.
+}
+
+function onRequest(adapter: Adapter, request: IncomingMessage, response: ServerResponse): void {
+  request.on('error', ignore)
+  response.on('error', ignore)
+  adapter.flight.begin(response)
+  adapter.sockets.begin(request.socket, request, response)
+  serve(adapter, request, response).catch((error: unknown) => {
+    failed(adapter, request, response, error)
+  })
 }
 
 /** The requests being answered, so a shutdown can wait for them, and the event streams it ends at once. */
@@ -170,47 +277,111 @@ function createFlight(): Flight {
   }
 }
 
-async function shutDown(server: Server, sandbox: SandboxCore, flight: Flight, timeoutMs: number): Promise<void> {
+/**
+ * Answers not yet finished per connection. A parse error after complete pipelined requests is
+ * answered only once their answers are out: the client gets them all, in order. A parse error in
+ * the middle of a request (a body cut short) ends the connection: that request cannot be answered.
+ */
+interface SocketTracker {
+  begin(socket: Duplex, request: IncomingMessage, response: ServerResponse): void
+  /** Runs `then` once every request on the socket is answered; false (and nothing run) when one is incomplete. */
+  whenIdle(socket: Duplex, then: () => void): boolean
+}
+
+function createSocketTracker(): SocketTracker {
+  const open = new WeakMap<Duplex, { requests: Set<IncomingMessage>; waiting: (() => void)[] }>()
+  return {
+    begin(socket, request, response) {
+      let entry = open.get(socket)
+      if (entry === undefined) {
+        entry = { requests: new Set(), waiting: [] }
+        open.set(socket, entry)
+      }
+      entry.requests.add(request)
+      const held = entry
+      response.once('close', () => {
+        held.requests.delete(request)
+        if (held.requests.size === 0) for (const then of held.waiting.splice(0)) then()
+      })
+    },
+    whenIdle(socket, then) {
+      const entry = open.get(socket)
+      if (entry === undefined || entry.requests.size === 0) {
+        then()
+        return true
+      }
+      for (const request of entry.requests) if (!request.complete) return false
+      entry.waiting.push(then)
+      return true
+    },
+  }
+}
+
+async function shutDown(server: Server, adapter: Adapter, timeoutMs: number): Promise<void> {
   const closed = once(server, 'close')
   server.close()
   server.closeIdleConnections()
-  await flight.settle(timeoutMs)
+  await adapter.flight.settle(timeoutMs)
   // Past the bound: cut the connections still open, and answer the delays still pending into them.
   server.closeAllConnections()
-  sandbox.cutDelays()
+  adapter.sandbox.cutDelays()
   await closed
+  adapter.notices.flush()
 }
 
-async function serve(
-  sandbox: SandboxCore,
-  request: IncomingMessage,
-  response: ServerResponse,
-  log: ((line: string) => void) | undefined,
-  flight: Flight,
-): Promise<void> {
+async function serve(adapter: Adapter, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { log, flight, sandbox, limits } = adapter
   const started = log === undefined ? 0 : performance.now()
-  const { headers } = request
-  // Most requests (every GET) carry no body: they go to the core without waiting for one.
-  const read =
-    headers['content-length'] === undefined && headers['transfer-encoding'] === undefined
-      ? { body: null, truncated: false }
-      : await readBody(request, sandbox.bodyLimit(request.method ?? 'GET', request.url ?? '/'))
-  const answer = await sandbox.handle(coreRequest(request, read.body, read.truncated))
-  // Closing: the answer says so, so the client opens no new request on this connection.
-  const outcome = write(response, answer, read.truncated || flight.closing(), flight)
+  const body = createBodyReader(request, response)
+  const answer = await sandbox.handle(coreRequest(request, body.read))
+  if (body.gone()) {
+    // An ordinary event, not a failure: one line, no stack, and repeats summarised.
+    adapter.notices.notice(
+      'client-gone',
+      `${request.method ?? ''} ${request.url ?? ''}: the client closed the connection before the request was complete`,
+    )
+    response.destroy()
+    return
+  }
+  // Closing: the answer says so, so the client opens no new request on this connection. So does
+  // an answer that leaves much of its body unread: reading it only to drop it costs more.
+  const last = flight.closing() || body.unread() > limits.unreadBodyBytes
+  const outcome = write(response, answer, last, flight)
+  if (last && !request.complete) lingerOnClose(request.socket, limits.lingerMs)
   const ms = (performance.now() - started).toFixed(1)
   log?.(`${request.method ?? ''} ${request.url ?? ''} ${outcome === 'cut' ? 'cut' : answer.status} ${ms} ms`)
 }
 
-function coreRequest(request: IncomingMessage, body: Uint8Array | null, truncated: boolean): CoreRequest {
+function coreRequest(request: IncomingMessage, readBody: CoreRequest['readBody']): CoreRequest {
   return {
     method: request.method ?? 'GET',
     target: request.url ?? '/',
-    headers: request.headers,
-    body,
-    truncated,
+    headers: headersOf(request.rawHeaders),
+    body: null,
+    ...(readBody !== undefined && { readBody }),
     httpVersion: request.httpVersion,
   }
+}
+
+const SINGLE: ReadonlySet<string> = new Set(SINGLE_HEADERS)
+
+/**
+ * The headers as sent, by lower-case name, in an object with no prototype (a header named
+ * `__proto__` is only data). Node keeps the first of a repeated Host, Content-Type or
+ * Authorization and drops the rest; here those stay lists, so the core can refuse them. Other
+ * repeats are joined with ", " as Node joins them.
+ */
+function headersOf(raw: readonly string[]): RequestHeaders {
+  const headers = Object.create(null) as Record<string, string | string[]>
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = (raw[index] as string).toLowerCase()
+    const value = raw[index + 1] as string
+    const known = headers[name]
+    if (known === undefined) headers[name] = value
+    else if (SINGLE.has(name)) headers[name] = typeof known === 'string' ? [known, value] : [...known, value]
+    else headers[name] = `${known as string}${name === 'cookie' ? '; ' : ', '}${value}`
+  }
+  return headers
 }
 
 /**
@@ -222,12 +393,24 @@ function write(response: ServerResponse, answer: CoreResponse, last: boolean, fl
   const { body } = answer
   if (isEventStream(body)) {
     response.writeHead(answer.status, answer.headers)
-    const stop = body.open(
-      (text) => response.write(text),
-      () => response.end(),
-    )
-    response.once('close', stop)
-    flight?.stream(response, () => response.end())
+    const stream: { open: boolean; stop?: () => void } = { open: true }
+    // One step: unsubscribe from the core and end the response, so nothing is written after the end.
+    const finish = () => {
+      if (!stream.open) return
+      stream.open = false
+      stream.stop?.()
+      response.end()
+    }
+    // The backlog the core weighs against its budget: what the socket has not taken yet.
+    stream.stop = body.open((text) => {
+      if (!stream.open) return 0
+      response.write(text)
+      return response.writableLength
+    }, finish)
+    // Ended while opening: unsubscribe now that there is something to unsubscribe.
+    if (!stream.open) stream.stop()
+    response.once('close', finish)
+    flight?.stream(response, finish)
     return 'sent'
   }
   const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
@@ -241,48 +424,80 @@ function write(response: ServerResponse, answer: CoreResponse, last: boolean, fl
 }
 
 /**
- * At most `limit + 1` bytes: enough for the core to see that a body is too large without the
- * rest being read. A declared length over the limit is judged from the header alone.
+ * Reads the body only when the core asks, and at most `limit + 1` bytes: enough for the core to
+ * see that a body is too large without the rest being read. A declared length over the limit is
+ * judged from the header alone. `unread` tells how much of the body is left in the connection.
  */
-function readBody(request: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean }> {
-  if (Number(request.headers['content-length'] ?? 0) > limit) {
-    return Promise.resolve({ body: new Uint8Array(0), truncated: true })
+function createBodyReader(
+  request: IncomingMessage,
+  response: ServerResponse,
+): { read: (limit: number) => Promise<BodyRead>; unread: () => number; gone: () => boolean } {
+  const declared = request.headers['content-length']
+  const chunked = request.headers['transfer-encoding'] !== undefined
+  const length = declared === undefined ? 0 : Number(declared)
+  let received = 0
+  let gone = false
+  return {
+    gone: () => gone,
+    unread: () => (request.complete ? 0 : chunked ? Infinity : Math.max(0, length - received)),
+    read(limit) {
+      if (declared === undefined && !chunked) return Promise.resolve({ body: null, truncated: false })
+      if (length > limit) return Promise.resolve({ body: new Uint8Array(0), truncated: true })
+      // The client waits for this before it sends the body (Expect: 100-continue).
+      if (request.headers.expect !== undefined && !response.headersSent) response.writeContinue()
+      // Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.
+      return new Promise((resolve) => {
+        const chunks: Buffer[] = []
+        const onData = (chunk: Buffer) => {
+          received += chunk.length
+          if (received <= limit) {
+            chunks.push(chunk)
+            return
+          }
+          request.off('data', onData).off('end', onEnd).pause()
+          resolve({ body: new Uint8Array(0), truncated: true })
+        }
+        const onEnd = () => {
+          resolve({
+            body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
+            truncated: false,
+          })
+        }
+        // A client that goes away mid-body ends the request without 'end' (and not always with 'error').
+        const onGone = () => {
+          if (request.complete) return
+          gone = true
+          resolve({ body: null, truncated: false, incomplete: true })
+        }
+        request.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
+      })
+    },
   }
-  // Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) {
-        chunks.push(chunk)
-        return
-      }
-      request.off('data', onData).off('end', onEnd).pause()
-      resolve({ body: new Uint8Array(0), truncated: true })
-    }
-    const onEnd = () => {
-      resolve({ body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size), truncated: false })
-    }
-    // A client that goes away mid-body ends the request without 'end' (and not always with 'error').
-    const onClose = () => {
-      if (!request.complete) reject(new ClientGone())
-    }
-    request.on('data', onData).on('end', onEnd).on('error', reject).on('close', onClose)
-  })
 }
 
-/** The client closed its connection before sending its whole request. */
-class ClientGone extends Error {
-  override readonly name = 'ClientGone'
+/**
+ * After an answer that leaves a body unread, Node closes the connection at once; a client still
+ * sending would then get a reset, which can destroy the answer before it reads it. Instead the
+ * connection is half-closed, what still comes is read and dropped, and it is cut after `ms`.
+ */
+function lingerOnClose(socket: Socket, ms: number): void {
+  const cut = () => {
+    socket.destroy()
+  }
+  socket.destroySoon = () => {
+    socket.end()
+    socket.resume()
+    socket.once('end', cut)
+    setTimeout(cut, ms).unref()
+  }
 }
 
-/** A failure of the adapter itself (a client gone mid-body, or a bug): never a crash. */
-function failed(request: IncomingMessage, response: ServerResponse, error: unknown): void {
+/** A failure of the adapter itself (a bug, or a client gone mid-answer): never a crash. */
+function failed(adapter: Adapter, request: IncomingMessage, response: ServerResponse, error: unknown): void {
   const what = `${request.method ?? ''} ${request.url ?? ''}`
-  if (error instanceof ClientGone || request.destroyed || response.headersSent) {
-    // An ordinary event, not a failure: one line, no stack.
-    console.warn(`petstore-sandbox: ${what}: the client closed the connection before the request was complete`)
+  if (request.destroyed || response.headersSent) {
+    // An ordinary event, not a failure: one line, no stack, and repeats summarised.
+    adapter.notices.notice('client-gone', `${what}: the client closed the connection before the request was complete`)
     response.destroy()
     return
   }
@@ -290,36 +505,13 @@ function failed(request: IncomingMessage, response: ServerResponse, error: unkno
   write(response, errorAnswer('internal_error', 'The sandbox failed to handle this request; see its log'), true)
 }
 
-/**
- * Answers requests Node's parser rejects (a bad request line, headers past its 16 KiB) with JSON.
- * Node counts the request line among the headers: a long target is a 414, not a 431.
- */
-function answerClientError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
-  if (error.code !== 'HPE_HEADER_OVERFLOW') {
-    writeRaw(socket, errorAnswer('bad_request', 'The request is not valid HTTP'))
-    return
+/** What Node's parser reports, in the core's terms. */
+function unparsable(error: Error & { code?: string; rawPacket?: Buffer; reason?: string }) {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { kind: 'timeout' } as const
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { kind: 'too-large', packet: error.rawPacket?.toString('latin1') ?? '' } as const
   }
-  // rawPacket is the chunk being parsed when the limit was hit. When it begins with the request
-  // line, the target in it (or its part, when the line runs past the chunk) tells a long target
-  // from many headers; a later chunk holds only headers.
-  const target = /^[A-Z]+ ([^ \r\n]*)/.exec(error.rawPacket?.toString('latin1') ?? '')?.[1]
-  const longTarget = target !== undefined && target.length > MAX_TARGET_LENGTH
-  writeRaw(
-    socket,
-    longTarget
-      ? errorAnswer(
-          'uri_too_long',
-          `The request target is longer than the ${MAX_TARGET_LENGTH} characters the sandbox reads`,
-        )
-      : errorAnswer('headers_too_large', 'Request headers are too large'),
-  )
-}
-
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  414: 'URI Too Long',
-  431: 'Request Header Fields Too Large',
-  501: 'Not Implemented',
+  return { kind: 'invalid', reason: error.reason } as const
 }
 
 // For the cases above, where Node gives a socket instead of a response.
@@ -331,7 +523,7 @@ function writeRaw(socket: Duplex, answer: CoreResponse): void {
   const body = typeof answer.body === 'string' ? answer.body : ''
   const headers = Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}\r\n`)
   socket.end(
-    `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Error'}\r\n${headers.join('')}` +
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}\r\n${headers.join('')}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
 }

@@ -338,7 +338,7 @@ export const cases: Case[] = [
     status: 405,
     code: 'method_not_allowed',
     mentions: 'DELETE is not allowed',
-    expectHeaders: { Allow: 'GET' },
+    expectHeaders: { Allow: 'GET, HEAD' },
   },
   {
     name: 'PUT /v1/pets answers 405 with Allow',
@@ -349,7 +349,7 @@ export const cases: Case[] = [
     status: 405,
     code: 'method_not_allowed',
     mentions: 'PUT is not allowed',
-    expectHeaders: { Allow: 'GET, POST' },
+    expectHeaders: { Allow: 'GET, HEAD, POST' },
   },
   {
     name: 'GET /v1/store/orders answers 501',
@@ -386,7 +386,7 @@ export const cases: Case[] = [
     status: 405,
     code: 'method_not_allowed',
     mentions: 'POST is not allowed',
-    expectHeaders: { Allow: 'GET' },
+    expectHeaders: { Allow: 'GET, HEAD' },
   },
   {
     name: 'GET /v1/beta/a/b (two segments) answers 404',

@@ -71,6 +71,17 @@ export async function violations(method: string, url: string, response: Response
   // A CORS preflight is answered by the server's CORS layer, not by an operation.
   if (method === 'OPTIONS' && response.headers.has('access-control-allow-methods')) return []
   const text = await response.clone().text()
+  if (method === 'HEAD') {
+    // GET's status and headers, never a body (RFC 9110 section 9.3.2): judged against GET's responses.
+    if (text !== '') return [`HEAD ${pathname} ${response.status}: a body was sent`]
+    const template = findPath(pathname, basePath)
+    const get = template === undefined ? undefined : openapi.paths[template]?.get
+    const expected =
+      get === undefined ? (template === undefined ? [404] : [405]) : Object.keys(get.responses).map(Number)
+    return expected.includes(response.status) || response.status === 401
+      ? []
+      : [`HEAD ${pathname}: GET declares ${expected.join(', ')}, got ${response.status}`]
+  }
   const problems: string[] = []
   const contentType = response.headers.get('content-type') ?? ''
   let body: unknown

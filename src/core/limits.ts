@@ -1,0 +1,284 @@
+/**
+ * THE budget table: every resource that grows with what clients send has one row here, and the
+ * code enforces it from here. The health route reports each budget beside its current use, the
+ * CLI's `--limit name=value` and the `limits` option set them, and the README's Limits table is
+ * this table (test/limits.test.ts holds the two equal).
+ *
+ * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ */
+
+export type LimitUnit = 'bytes' | 'count' | 'ms' | 'characters' | 'levels'
+
+export interface Limit {
+  readonly value: number
+  readonly unit: LimitUnit
+  /** The smallest and largest values a user may set; equal when the limit is fixed. */
+  readonly min: number
+  readonly max: number
+  /** What the budget bounds, for the docs. */
+  readonly what: string
+  /** What a client meets past it. */
+  readonly beyond: string
+  /** Enforced by the HTTP server only (sockets, timeouts); in-process there is nothing to bound. */
+  readonly serverOnly?: boolean
+}
+
+const KiB = 1024
+const MiB = 1024 * KiB
+
+export const LIMITS = {
+  bodyBytes: {
+    value: 16 * KiB,
+    unit: 'bytes',
+    min: 1,
+    max: 64 * MiB,
+    what: 'request body, API and admin routes',
+    beyond: '413 `payload_too_large`, judged from `Content-Length` before reading',
+  },
+  stateBytes: {
+    value: 16 * MiB,
+    unit: 'bytes',
+    min: 1,
+    max: 256 * MiB,
+    what: 'state import body (`PUT /__sandbox/state`)',
+    beyond: '413 `payload_too_large`',
+  },
+  largeBodies: {
+    value: 1,
+    unit: 'count',
+    min: 1,
+    max: 16,
+    what: 'state imports read and parsed at once',
+    beyond: '503 `service_unavailable`, `Retry-After: 1`, body not read',
+  },
+  unreadBodyBytes: {
+    value: 64 * KiB,
+    unit: 'bytes',
+    min: 0,
+    max: 16 * MiB,
+    what: 'unread body of a refused request that is read and dropped to keep the connection',
+    beyond: 'the answer says `Connection: close` and the connection is closed',
+    serverOnly: true,
+  },
+  lingerMs: {
+    value: 2_000,
+    unit: 'ms',
+    min: 0,
+    max: 60_000,
+    what: 'a connection closed on an unread body keeps reading and dropping it, so the client reads its answer',
+    beyond: 'cut',
+    serverOnly: true,
+  },
+  targetLength: {
+    value: 8 * KiB,
+    unit: 'characters',
+    min: 8 * KiB,
+    max: 8 * KiB,
+    what: 'request target',
+    beyond: '414 `uri_too_long`',
+  },
+  jsonDepth: {
+    value: 100,
+    unit: 'levels',
+    min: 100,
+    max: 100,
+    what: 'JSON nesting of arrays and objects',
+    beyond: '400, "nested too deeply"',
+  },
+  tenants: {
+    value: 1000,
+    unit: 'count',
+    min: 2,
+    max: 1_000_000,
+    what: "tenants (`--isolate`), the default key's included",
+    beyond: 'the least recently used idle one is evicted; when all are busy, 503 with `Retry-After: 1`',
+  },
+  createdPetsPerTenant: {
+    value: 1_000_000,
+    unit: 'count',
+    min: 0,
+    max: 100_000_000,
+    what: 'pets one tenant creates between two resets',
+    beyond: '507 `insufficient_storage`',
+  },
+  createdPets: {
+    value: 2_000_000,
+    unit: 'count',
+    min: 0,
+    max: 100_000_000,
+    what: 'pets created in all tenants together, since their resets',
+    beyond: '507 `insufficient_storage`',
+  },
+  scenarios: {
+    value: 100,
+    unit: 'count',
+    min: 100,
+    max: 100,
+    what: 'scenarios at once (per key, and shared)',
+    beyond: '400 `invalid_body`',
+  },
+  delayMs: {
+    value: 60_000,
+    unit: 'ms',
+    min: 60_000,
+    max: 60_000,
+    what: 'one delay (`--delay`, `delayMs`, `Prefer: delay`)',
+    beyond: '400 (refused at start for `--delay`)',
+  },
+  journalEntries: {
+    value: 1000,
+    unit: 'count',
+    min: 0,
+    max: 1_000_000,
+    what: 'journal entries',
+    beyond: 'the oldest are dropped',
+  },
+  journalBytes: {
+    value: 8 * MiB,
+    unit: 'bytes',
+    min: 0,
+    max: 1024 * MiB,
+    what: 'journal size (targets, headers and bodies kept)',
+    beyond: 'the oldest entries are dropped',
+  },
+  listCacheBytes: {
+    value: 16 * MiB,
+    unit: 'bytes',
+    min: 0,
+    max: 1024 * MiB,
+    what: '`listPets` answers kept for repeated polls, all tenants together',
+    beyond: 'the least recently used answers are dropped and built again when asked',
+  },
+  eventStreams: {
+    value: 16,
+    unit: 'count',
+    min: 0,
+    max: 10_000,
+    what: 'event stream readers at once (`/__sandbox/events`, the dashboard)',
+    beyond: '503 `service_unavailable` with `Retry-After: 5`',
+  },
+  eventBacklogBytes: {
+    value: 1 * MiB,
+    unit: 'bytes',
+    min: 1 * KiB,
+    max: 256 * MiB,
+    what: "one event stream reader's unsent bytes",
+    beyond: 'a last `overflow` event, then the stream is closed',
+  },
+  connections: {
+    value: 1000,
+    unit: 'count',
+    min: 1,
+    max: 100_000,
+    what: 'open connections',
+    beyond: 'a new connection is closed at once',
+    serverOnly: true,
+  },
+  headersTimeoutMs: {
+    value: 10_000,
+    unit: 'ms',
+    min: 1,
+    max: 600_000,
+    what: 'time to send the request line and headers',
+    beyond: '408 `request_timeout`, connection closed',
+    serverOnly: true,
+  },
+  requestTimeoutMs: {
+    value: 30_000,
+    unit: 'ms',
+    min: 1,
+    max: 600_000,
+    what: 'time to send a whole request, body included',
+    beyond: '408 `request_timeout`, connection closed',
+    serverOnly: true,
+  },
+  keepAliveTimeoutMs: {
+    value: 5_000,
+    unit: 'ms',
+    min: 1,
+    max: 600_000,
+    what: 'an idle keep-alive connection',
+    beyond: 'closed',
+    serverOnly: true,
+  },
+  shutdownTimeoutMs: {
+    value: 5_000,
+    unit: 'ms',
+    min: 0,
+    max: 600_000,
+    what: 'requests in flight at Ctrl-C or SIGTERM',
+    beyond: 'cut',
+    serverOnly: true,
+  },
+  noticeWindowMs: {
+    value: 10_000,
+    unit: 'ms',
+    min: 1,
+    max: 3_600_000,
+    what: 'log: repeats of one notice (evictions, overflows, dropped clients)',
+    beyond: 'the first is logged, the rest counted in one line per window',
+  },
+} as const satisfies Record<string, Limit>
+
+export type LimitName = keyof typeof LIMITS
+export type Limits = Readonly<Record<LimitName, number>>
+export const LIMIT_NAMES = Object.keys(LIMITS) as LimitName[]
+
+/** Thrown for a limit that does not exist or a value outside its range; the message says which. */
+export class LimitError extends TypeError {
+  override readonly name = 'LimitError'
+}
+
+export function isLimitName(name: string): name is LimitName {
+  return Object.hasOwn(LIMITS, name)
+}
+
+/** The table's defaults with the given values on top, each checked against its range. */
+export function resolveLimits(overrides: Readonly<Partial<Record<string, number | undefined>>> = {}): Limits {
+  const limits = {} as Record<LimitName, number>
+  for (const name of LIMIT_NAMES) limits[name] = LIMITS[name].value
+  const problems: string[] = []
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) continue
+    if (!isLimitName(name)) {
+      problems.push(`${name} is not a limit; the limits are ${LIMIT_NAMES.join(', ')}`)
+      continue
+    }
+    const { min, max } = LIMITS[name]
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(
+        min === max
+          ? `${name} is fixed at ${min}, got ${value}`
+          : `${name} must be a whole number from ${min} to ${max}, got ${value}`,
+      )
+      continue
+    }
+    limits[name] = value
+  }
+  if (problems.length > 0) throw new LimitError(`Failed to create the sandbox: ${problems.join('; ')}`)
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new LimitError(
+      `Failed to create the sandbox: headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`,
+    )
+  }
+  return Object.freeze(limits)
+}
+
+/**
+ * A value as `--limit` takes it: a whole number, or with a unit its row allows
+ * (`16KiB`, `8MiB`, `1GiB` for bytes; `500ms`, `30s` for times).
+ */
+export function parseLimitValue(name: LimitName, text: string): number | undefined {
+  const match = /^(\d+)\s*([A-Za-z]*)$/.exec(text.trim())
+  if (match === null) return undefined
+  const number = Number(match[1])
+  const suffix = (match[2] ?? '').toLowerCase()
+  if (suffix === '') return number
+  const scale =
+    LIMITS[name].unit === 'bytes'
+      ? { b: 1, kib: KiB, mib: MiB, gib: 1024 * MiB }[suffix]
+      : LIMITS[name].unit === 'ms'
+        ? { ms: 1, s: 1000 }[suffix]
+        : undefined
+  return scale === undefined ? undefined : number * scale
+}
