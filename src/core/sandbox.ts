@@ -18,8 +18,7 @@ import { createEventBus } from './events.js'
 import { generatePets } from './generate.js'
 import { createPipeline } from './handle.js'
 import type { CoreRequest, CoreResponse, Surface } from './http.js'
-import { createJournal, DEFAULT_JOURNAL_LIMIT, type RequestJournal } from './journal.js'
-import { DEFAULT_MAX_BODY_BYTES } from './json-body.js'
+import { createJournal, type RequestJournal } from './journal.js'
 import { resolveLimits, type LimitName, type Limits } from './limits.js'
 import { createListCache } from './list-cache.js'
 import { createNotices, type Notices } from './notices.js'
@@ -39,8 +38,8 @@ import {
   type HostUsage,
   type SandboxState,
 } from './state.js'
-import { asyncStore, DEFAULT_MAX_CREATED_PETS, type PetStore } from './store.js'
-import { createTenants, DEFAULT_MAX_TENANTS } from './tenants.js'
+import { asyncStore, type PetStore } from './store.js'
+import { createTenants } from './tenants.js'
 
 export interface SandboxOptions {
   /** Keys accepted as `Authorization: Bearer <key>`. Default: `["petstore-sandbox-key"]`. */
@@ -163,29 +162,30 @@ const IN_PROCESS: Hosting = { surface: 'in-process' }
  */
 export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting = IN_PROCESS): SandboxCore {
   const apiKeys = Object.freeze([...(options.apiKeys ?? [DEFAULT_API_KEY])])
-  const maxBodyBytes = options.maxBodyBytes ?? options.limits?.bodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+  // The named options keep their own messages; everything else is checked by the limits table.
+  const { maxBodyBytes, maxTenants, maxCreatedPets, journalLimit } = options
+  if (maxBodyBytes !== undefined && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)) {
     throw new TypeError(`Failed to create the sandbox: maxBodyBytes must be a positive integer, got ${maxBodyBytes}`)
   }
   if (options.generate !== undefined && (!Number.isSafeInteger(options.generate) || options.generate < 0)) {
     throw new TypeError(`Failed to create the sandbox: generate must be a whole number, got ${options.generate}`)
   }
-  const maxTenants = options.maxTenants ?? options.limits?.tenants ?? DEFAULT_MAX_TENANTS
   // The default key's tenant is never evicted, so the cap holds it and at least one more.
-  if (!Number.isSafeInteger(maxTenants) || maxTenants < 2) {
+  if (maxTenants !== undefined && (!Number.isSafeInteger(maxTenants) || maxTenants < 2)) {
     throw new TypeError(`Failed to create the sandbox: maxTenants must be an integer of at least 2, got ${maxTenants}`)
   }
-  const maxCreatedPets = options.maxCreatedPets ?? options.limits?.createdPetsPerTenant ?? DEFAULT_MAX_CREATED_PETS
-  if (!Number.isSafeInteger(maxCreatedPets) || maxCreatedPets < 0) {
+  if (maxCreatedPets !== undefined && (!Number.isSafeInteger(maxCreatedPets) || maxCreatedPets < 0)) {
     throw new TypeError(`Failed to create the sandbox: maxCreatedPets must be a whole number, got ${maxCreatedPets}`)
   }
-  const journalLimit = options.journalLimit ?? options.limits?.journalEntries ?? DEFAULT_JOURNAL_LIMIT
+  if (journalLimit !== undefined && (!Number.isSafeInteger(journalLimit) || journalLimit < 0)) {
+    throw new TypeError(`Failed to create the sandbox: journalLimit must be a whole number, got ${journalLimit}`)
+  }
   const limits = resolveLimits({
     ...options.limits,
-    bodyBytes: maxBodyBytes,
-    tenants: maxTenants,
-    createdPetsPerTenant: maxCreatedPets,
-    ...(Number.isSafeInteger(journalLimit) && journalLimit >= 0 && { journalEntries: journalLimit }),
+    ...(maxBodyBytes !== undefined && { bodyBytes: maxBodyBytes }),
+    ...(maxTenants !== undefined && { tenants: maxTenants }),
+    ...(maxCreatedPets !== undefined && { createdPetsPerTenant: maxCreatedPets }),
+    ...(journalLimit !== undefined && { journalEntries: journalLimit }),
   })
   const notices =
     hosting.notices ??
@@ -205,7 +205,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     isolated ? { pattern: options.apiKeyPattern, any: options.apiKeyPattern === undefined } : {},
   )
   const defaultKey = apiKeys[0] ?? DEFAULT_API_KEY
-  const journal = createJournal(journalLimit, isolated ? maskKey : () => null, limits.journalBytes)
+  const journal = createJournal(limits.journalEntries, isolated ? maskKey : () => null, limits.journalBytes)
   const events = createEventBus()
   const counters = createCounters()
   const scenarios = createScenarioBook()
@@ -220,7 +220,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     isolated,
     apiKeys,
     defaultKey,
-    maxBodyBytes,
+    maxBodyBytes: limits.bodyBytes,
     limits,
     notices,
     listCache,
@@ -231,13 +231,13 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
       seed,
       isolated,
       defaultKey,
-      maxTenants,
-      maxCreatedPets,
+      maxTenants: limits.tenants,
+      maxCreatedPets: limits.createdPetsPerTenant,
       budgets: { cache: listCache, created },
       onEvict: (key) => {
         notices.notice(
           'eviction',
-          `evicted the data of key ${maskKey(key)}, the least recently used of ${maxTenants} tenants; that key starts again from the seed`,
+          `evicted the data of key ${maskKey(key)}, the least recently used of ${limits.tenants} tenants; that key starts again from the seed`,
         )
       },
     }),

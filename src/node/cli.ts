@@ -212,7 +212,11 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         allowedHosts: options.allowedHost.includes('all') ? ('all' as const) : options.allowedHost,
       }),
       ...(options.corsOrigin && { corsOrigins: options.corsOrigin }),
-      shutdownTimeoutMs: options.shutdownTimeout,
+      // --shutdown-timeout wins when given; else --limit shutdownTimeoutMs=, else the default.
+      shutdownTimeoutMs:
+        program.getOptionValueSource('shutdownTimeout') === 'default'
+          ? (options.limit?.shutdownTimeoutMs ?? options.shutdownTimeout)
+          : options.shutdownTimeout,
       ...(options.limit && { limits: options.limit }),
       ...(options.trustProxy === true && { trustProxy: true }),
       ...(!options.quiet && { log }),
@@ -235,7 +239,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         )
       : () => undefined
   // Signal handlers first: whoever reads the banner may signal at once (a pipe write is synchronous).
-  closeOnSignals(server, stopWatching, options.shutdownTimeout)
+  closeOnSignals(server, stopWatching, server.sandbox.limits.shutdownTimeoutMs)
   await printBanner(server, options)
   return server
 }
