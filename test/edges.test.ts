@@ -366,12 +366,12 @@ describe('CORS and query names', () => {
     const sandbox = createSandbox({ isolate: true })
     const { getResponse } = await import('msw')
     const response = await getResponse(
-      sandbox.adminHandlers,
+      [...sandbox.adminHandlers],
       new Request('https://petstore.test/__sandbox/pets?subtenant=1&limit=1'),
     )
     expect(response?.status).toBe(200)
     const unknown = await getResponse(
-      sandbox.adminHandlers,
+      [...sandbox.adminHandlers],
       new Request('https://petstore.test/__sandbox/pets?tenant=t0'),
     )
     expect(unknown?.status).toBe(400)
@@ -381,7 +381,7 @@ describe('CORS and query names', () => {
     const sandbox = createSandbox()
     const { getResponse } = await import('msw')
     await getResponse(
-      sandbox.handlers,
+      [...sandbox.handlers],
       new Request('https://petstore.test/v1/pets?__proto__=a&__proto__=b&constructor=c', {
         headers: { Authorization: `Bearer ${KEY}` },
       }),
@@ -397,12 +397,12 @@ describe('CORS and query names', () => {
     const { getResponse } = await import('msw')
     for (const key of ['worker-1', 'worker-2', 'worker-3']) {
       await getResponse(
-        sandbox.handlers,
+        [...sandbox.handlers],
         new Request('https://petstore.test/v1/pets', { headers: { Authorization: `Bearer ${key}` } }),
       )
     }
     const list = (await (
-      await getResponse(sandbox.adminHandlers, new Request('https://petstore.test/__sandbox/tenants'))
+      await getResponse([...sandbox.adminHandlers], new Request('https://petstore.test/__sandbox/tenants'))
     )?.json()) as { id: string }[]
     const handles = list.map((tenant) => tenant.id)
     expect(handles).toHaveLength(4)

@@ -15,6 +15,7 @@ import { DEFAULT_BASE_PATH } from '../core/base-url.js'
 import { SINGLE_HEADERS } from '../core/handle.js'
 import {
   errorAnswer,
+  header,
   isEventStream,
   type BodyRead,
   type CoreRequest,
@@ -182,7 +183,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     socket.on('error', ignore)
     request.on('error', ignore)
-    void sandbox.handle(coreRequest(request, undefined)).then((answer) => {
+    void sandbox.handle(coreRequest(request, headersOf(request.rawHeaders), undefined)).then((answer) => {
       writeRaw(socket, answer)
     })
   })
@@ -221,8 +222,13 @@ function ignore(): void {
 function onRequest(adapter: Adapter, request: IncomingMessage, response: ServerResponse): void {
   request.on('error', ignore)
   response.on('error', ignore)
-  adapter.flight.begin(response)
-  adapter.sockets.begin(request.socket, request, response)
+  // One listener for both books: the requests in flight, and the answers owed on this connection.
+  const landed = adapter.flight.begin(response)
+  const answered = adapter.sockets.begin(request.socket, request)
+  response.once('close', () => {
+    landed()
+    answered()
+  })
   serve(adapter, request, response).catch((error: unknown) => {
     failed(adapter, request, response, error)
   })
@@ -230,7 +236,8 @@ function onRequest(adapter: Adapter, request: IncomingMessage, response: ServerR
 
 /** The requests being answered, so a shutdown can wait for them, and the event streams it ends at once. */
 interface Flight {
-  begin(response: ServerResponse): void
+  /** Counts a request in flight; the answer it gives is called when its response closes. */
+  begin(response: ServerResponse): () => void
   /** The response is an event stream: no request to wait for; `end` closes it at shutdown. */
   stream(response: ServerResponse, end: () => void): void
   count(): number
@@ -251,10 +258,10 @@ function createFlight(): Flight {
   return {
     begin(response) {
       count++
-      response.once('close', () => {
+      return () => {
         if (streams.delete(response)) return
         done()
-      })
+      }
     },
     stream(response, end) {
       streams.set(response, end)
@@ -283,7 +290,8 @@ function createFlight(): Flight {
  * the middle of a request (a body cut short) ends the connection: that request cannot be answered.
  */
 interface SocketTracker {
-  begin(socket: Duplex, request: IncomingMessage, response: ServerResponse): void
+  /** Counts an answer owed on the socket; the answer it gives is called when the response closes. */
+  begin(socket: Duplex, request: IncomingMessage): () => void
   /** Runs `then` once every request on the socket is answered; false (and nothing run) when one is incomplete. */
   whenIdle(socket: Duplex, then: () => void): boolean
 }
@@ -291,7 +299,7 @@ interface SocketTracker {
 function createSocketTracker(): SocketTracker {
   const open = new WeakMap<Duplex, { requests: Set<IncomingMessage>; waiting: (() => void)[] }>()
   return {
-    begin(socket, request, response) {
+    begin(socket, request) {
       let entry = open.get(socket)
       if (entry === undefined) {
         entry = { requests: new Set(), waiting: [] }
@@ -299,10 +307,10 @@ function createSocketTracker(): SocketTracker {
       }
       entry.requests.add(request)
       const held = entry
-      response.once('close', () => {
+      return () => {
         held.requests.delete(request)
         if (held.requests.size === 0) for (const then of held.waiting.splice(0)) then()
-      })
+      }
     },
     whenIdle(socket, then) {
       const entry = open.get(socket)
@@ -332,8 +340,9 @@ async function shutDown(server: Server, adapter: Adapter, timeoutMs: number): Pr
 async function serve(adapter: Adapter, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const { log, flight, sandbox, limits } = adapter
   const started = log === undefined ? 0 : performance.now()
-  const body = createBodyReader(request, response)
-  const answer = await sandbox.handle(coreRequest(request, body.read))
+  const headers = headersOf(request.rawHeaders)
+  const body = createBodyReader(request, response, headers)
+  const answer = await sandbox.handle(coreRequest(request, headers, body.read))
   if (body.gone()) {
     // An ordinary event, not a failure: one line, no stack, and repeats summarised.
     adapter.notices.notice(
@@ -352,11 +361,15 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
   log?.(`${request.method ?? ''} ${request.url ?? ''} ${outcome === 'cut' ? 'cut' : answer.status} ${ms} ms`)
 }
 
-function coreRequest(request: IncomingMessage, readBody: CoreRequest['readBody']): CoreRequest {
+function coreRequest(
+  request: IncomingMessage,
+  headers: RequestHeaders,
+  readBody: CoreRequest['readBody'],
+): CoreRequest {
   return {
     method: request.method ?? 'GET',
     target: request.url ?? '/',
-    headers: headersOf(request.rawHeaders),
+    headers,
     body: null,
     ...(readBody !== undefined && { readBody }),
     httpVersion: request.httpVersion,
@@ -431,9 +444,10 @@ function write(response: ServerResponse, answer: CoreResponse, last: boolean, fl
 function createBodyReader(
   request: IncomingMessage,
   response: ServerResponse,
+  headers: RequestHeaders,
 ): { read: (limit: number) => Promise<BodyRead>; unread: () => number; gone: () => boolean } {
-  const declared = request.headers['content-length']
-  const chunked = request.headers['transfer-encoding'] !== undefined
+  const declared = header(headers, 'content-length')
+  const chunked = headers['transfer-encoding'] !== undefined
   const length = declared === undefined ? 0 : Number(declared)
   let received = 0
   let gone = false
@@ -444,7 +458,7 @@ function createBodyReader(
       if (declared === undefined && !chunked) return Promise.resolve({ body: null, truncated: false })
       if (length > limit) return Promise.resolve({ body: new Uint8Array(0), truncated: true })
       // The client waits for this before it sends the body (Expect: 100-continue).
-      if (request.headers.expect !== undefined && !response.headersSent) response.writeContinue()
+      if (headers.expect !== undefined && !response.headersSent) response.writeContinue()
       // Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.
       return new Promise((resolve) => {
         const chunks: Buffer[] = []
