@@ -47,7 +47,7 @@ const health = async (sandbox: Sandbox) =>
 describe('the README Limits table', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   const section = readme.slice(readme.indexOf('## Limits and caps'), readme.indexOf('## The seed'))
-  const rows = [...section.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((match) => [match[1], match[2]?.trim()])
+  const rows = [...section.matchAll(/^\| `(\w+)` +\| ([^|]+) \|/gm)].map((match) => [match[1], match[2]?.trim()])
 
   // The table's own way of writing a value: 16 KiB, 16 MiB, 1,000, 10,000 ms, 8,192 characters.
   const written = (value: number, unit: string): string => {
