@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createSandbox } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
 import { checkedFetch } from './support/openapi-check.js'
+import { sendTo } from './support/in-process.js'
 import { rawRequest } from './support/raw-http.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -509,20 +510,4 @@ describe('in-process admin failures', () => {
   })
 })
 
-async function send(
-  sandbox: ReturnType<typeof createSandbox>,
-  key: string,
-  method: string,
-  path: string,
-  body?: string,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  const request = new Request(`https://petstore.test${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, ...(body !== undefined && JSON_TYPE), ...headers },
-    ...(body !== undefined && { body }),
-  })
-  const response = await getResponse([...sandbox.handlers], request)
-  if (response === undefined) throw new Error(`nothing answered ${method} ${path}`)
-  return response
-}
+const send = sendTo

@@ -12,34 +12,14 @@ import { createJournal } from '../src/core/journal.js'
 import { createNotices } from '../src/core/notices.js'
 import { readJson, readJsonInSlices } from '../src/core/json.js'
 import { checkStoreState } from '../src/core/contract.js'
+import { sendTo } from './support/in-process.js'
 import { spawnCli } from './support/spawn-cli.js'
 
 const KEY = 'petstore-sandbox-key'
 
 type Health = { limits: Record<string, { budget: number; used: number | null; unit: string }> }
 
-async function send(
-  sandbox: Sandbox,
-  key: string | undefined,
-  method: string,
-  path: string,
-  body?: string,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  const request = new Request(`https://petstore.test${path}`, {
-    method,
-    headers: {
-      ...(key !== undefined && { Authorization: `Bearer ${key}` }),
-      ...(body !== undefined && { 'Content-Type': 'application/json' }),
-      ...headers,
-    },
-    ...(body !== undefined && { body }),
-  })
-  const { getResponse } = await import('msw')
-  const response = await getResponse([...sandbox.handlers, ...sandbox.adminHandlers], request)
-  if (response === undefined) throw new Error(`no handler answered ${method} ${path}`)
-  return response
-}
+const send = sendTo
 
 const health = async (sandbox: Sandbox) =>
   (await (await send(sandbox, undefined, 'GET', '/__sandbox/health')).json()) as Health
