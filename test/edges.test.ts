@@ -412,3 +412,38 @@ describe('CORS and query names', () => {
     expect((await other.health()).tenants).toBe(1)
   })
 })
+
+describe('a trusted proxy', () => {
+  let trusted: RunningServer
+  beforeAll(async () => {
+    trusted = await startServer({ port: 0, trustProxy: true, allowedHosts: ['sandbox.test'] })
+  })
+  afterAll(() => trusted.close())
+
+  const reset = (headers: string[]) =>
+    one(trusted, ['POST /__sandbox/reset HTTP/1.1', 'Host: sandbox.test:443', ...headers])
+
+  it('takes the origin its headers give, without the scheme’s default port', async () => {
+    expect((await reset(['X-Forwarded-Proto: https', 'Origin: https://sandbox.test'])).status).toBe(204)
+    expect((await reset(['X-Forwarded-Proto: https', 'Origin: https://SANDBOX.test:443'])).status).toBe(204)
+    expect((await reset(['X-Forwarded-Proto: https', 'Origin: http://sandbox.test'])).status).toBe(403)
+  })
+
+  it('believes the X-Forwarded-* headers the proxy sets over a Forwarded header a client sent on', async () => {
+    const answer = await reset(['X-Forwarded-Proto: https', 'Forwarded: proto=http', 'Origin: http://sandbox.test:443'])
+    expect(answer.status).toBe(403)
+    expect(
+      (await reset(['X-Forwarded-Proto: https', 'Forwarded: proto=http', 'Origin: https://sandbox.test'])).status,
+    ).toBe(204)
+  })
+
+  it('holds the forwarded host to the Host rule too', async () => {
+    const answer = await reset([
+      'X-Forwarded-Proto: https',
+      'X-Forwarded-Host: rebind.example',
+      'Origin: https://rebind.example',
+    ])
+    expect(answer.status).toBe(403)
+    expect((JSON.parse(answer.body) as { message: string }).message).toContain('"rebind.example"')
+  })
+})

@@ -136,11 +136,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   /** The origin pages of this server have: from the Host, or with trustProxy from the proxy's headers. */
-  const ownOrigin = (request: CoreRequest): string => {
+  const ownOrigin = (request: CoreRequest): string | undefined => {
     const host = header(request.headers, 'host') ?? ''
-    if (!options.trustProxy) return `http://${host}`
-    const proto = forwardedProto(request) ?? 'http'
-    return `${proto}://${forwardedHost(request) ?? host}`
+    const proto = options.trustProxy ? (forwardedProto(request) ?? 'http') : 'http'
+    const name = options.trustProxy ? (forwardedHost(request) ?? host) : host
+    // As an Origin header says it: lower case, without the scheme's default port.
+    return URL.canParse(`${proto}://${name}`) ? new URL(`${proto}://${name}`).origin : undefined
   }
 
   /**
@@ -151,10 +152,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
    */
   const checkAdminOrigin = (request: CoreRequest): void => {
     const origin = header(request.headers, 'origin')
-    if (origin === undefined || isLocalOrigin(origin) || origin.toLowerCase() === ownOrigin(request).toLowerCase()) {
-      return
-    }
-    throw new ApiError('forbidden', `Admin routes accept requests from this machine only, not from origin ${origin}`)
+    if (origin === undefined || isLocalOrigin(origin)) return
+    const own = ownOrigin(request)
+    const sent = URL.canParse(origin) ? new URL(origin).origin : origin
+    if (own !== undefined && sent === own) return
+    // The page's own host over https while the sandbox sees http: a proxy terminating TLS.
+    const proxied =
+      !options.trustProxy && own !== undefined && sent.startsWith('https://') && sent.slice(8) === own.slice(7)
+    throw new ApiError(
+      'forbidden',
+      `Admin routes accept requests from this machine only, not from origin ${origin}` +
+        (proxied ? '. Behind a proxy that terminates TLS, start the sandbox with --trust-proxy' : ''),
+    )
   }
 
   const fail = (error: unknown, request: CoreRequest): CoreResponse => {
@@ -314,10 +323,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   ): Promise<CoreResponse> => {
     let release = NOTHING
     try {
-      if (area === 'admin' && surface === 'server') checkAdminOrigin(request)
       const match = table.match(target.path, area)
+      const operation = match === undefined ? undefined : operationFor(match.route, request.method)
+      // The shipped files are the same for everyone, and a page loads its own module scripts with
+      // an Origin: they are left out, so the dashboard behind a TLS proxy loads and can say why
+      // its requests are refused. CORS still keeps other sites from reading them.
+      if (area === 'admin' && surface === 'server' && operation?.shipped !== true) checkAdminOrigin(request)
       if (match === undefined) throw notFoundOutsideApi(target.path, basePath)
-      const operation = operationFor(match.route, request.method)
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
       const authorization = header(request.headers, 'authorization')
       let key =
@@ -450,18 +462,22 @@ function authorityOf(origin: string): string {
   return origin.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, '')
 }
 
-/** The last (nearest) proxy's word: `Forwarded` (RFC 7239) first, then the X-Forwarded-* headers. */
+/**
+ * The nearest proxy's word: X-Forwarded-Proto/-Host first, as Caddy and nginx set them (and
+ * overwrite what a client sent), then `Forwarded` (RFC 7239), which they pass on as the client
+ * sent it unless told to set it. The last element is the nearest proxy's.
+ */
 function forwardedParameter(request: CoreRequest, name: 'proto' | 'host'): string | undefined {
+  const legacy = header(request.headers, `x-forwarded-${name}`)?.split(',').at(-1)?.trim()
+  if (legacy !== undefined && legacy !== '') return legacy
   const forwarded = header(request.headers, 'forwarded')
-  if (forwarded !== undefined) {
-    const nearest = forwarded.split(',').at(-1) ?? ''
-    for (const pair of nearest.split(';')) {
-      const [key, value] = pair.split('=', 2)
-      if (key?.trim().toLowerCase() === name && value !== undefined) return value.trim().replace(/^"(.*)"$/, '$1')
-    }
+  if (forwarded === undefined) return undefined
+  const nearest = forwarded.split(',').at(-1) ?? ''
+  for (const pair of nearest.split(';')) {
+    const [key, value] = pair.split('=', 2)
+    if (key?.trim().toLowerCase() === name && value !== undefined) return value.trim().replace(/^"(.*)"$/, '$1')
   }
-  const legacy = header(request.headers, `x-forwarded-${name}`)
-  return legacy?.split(',').at(-1)?.trim() || undefined
+  return undefined
 }
 
 function forwardedHost(request: CoreRequest): string | undefined {

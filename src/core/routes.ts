@@ -77,6 +77,8 @@ export interface Operation {
   readonly parameters?: () => readonly Readonly<Record<string, unknown>>[]
   /** Left out of the OpenAPI document: the reference page and its assets. */
   readonly hidden?: boolean
+  /** A file the package ships, the same for every reader: the admin routes' Origin rule does not apply. */
+  readonly shipped?: boolean
   readonly run: (exchange: Exchange) => CoreResponse | Promise<CoreResponse>
 }
 

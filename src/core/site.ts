@@ -39,6 +39,7 @@ const docsAsset: Operation = {
   summary: "The reference page's assets",
   key: 'optional',
   hidden: true,
+  shipped: true,
   errors: ['not_found'],
   success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
   run({ params, state, target }) {
@@ -68,6 +69,7 @@ const dashboardAsset: Operation = {
   summary: "The dashboard's assets",
   key: 'none',
   hidden: true,
+  shipped: true,
   errors: ['not_found'],
   success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
   // Revalidated: a rebuilt dashboard must not run beside a cached old script.
