@@ -65,7 +65,7 @@ export const LIMITS = {
     unit: 'ms',
     min: 0,
     max: 60_000,
-    what: 'a connection closed on an unread body keeps reading and dropping it, so the client reads its answer',
+    what: 'a connection closed on an unread body keeps reading and dropping it, so the client reads its answer; an ended event stream may take its last bytes',
     beyond: 'cut',
     serverOnly: true,
   },
@@ -163,7 +163,7 @@ export const LIMITS = {
     min: 1 * KiB,
     max: 256 * MiB,
     what: "one event stream reader's unsent bytes",
-    beyond: 'a last `overflow` event, then the stream is closed',
+    beyond: 'a last `overflow` event, then the stream is closed (cut after `lingerMs` if that is not taken)',
   },
   connections: {
     value: 1000,

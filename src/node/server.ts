@@ -355,7 +355,7 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
   // Closing: the answer says so, so the client opens no new request on this connection. So does
   // an answer that leaves much of its body unread: reading it only to drop it costs more.
   const last = flight.closing() || body.unread() > limits.unreadBodyBytes
-  const outcome = write(response, answer, last, flight)
+  const outcome = write(response, answer, last, { flight, lingerMs: limits.lingerMs })
   if (last && !request.complete) lingerOnClose(request.socket, limits.lingerMs)
   const ms = (performance.now() - started).toFixed(1)
   log?.(`${request.method ?? ''} ${request.url ?? ''} ${outcome === 'cut' ? 'cut' : answer.status} ${ms} ms`)
@@ -400,30 +400,44 @@ function headersOf(raw: readonly string[]): RequestHeaders {
 /**
  * Writes the core's answer. `last`: this connection carries no other request (a body left unread,
  * or the server closing). Returns `cut` when the connection was already gone (a shutdown's bound).
+ * An event stream that ends (a shutdown, or a reader that fell behind) has `lingerMs` to take its
+ * last bytes; a reader that does not is cut, so a stalled reader never holds its connection.
  */
-function write(response: ServerResponse, answer: CoreResponse, last: boolean, flight?: Flight): 'sent' | 'cut' {
+function write(
+  response: ServerResponse,
+  answer: CoreResponse,
+  last: boolean,
+  stream?: { flight: Flight; lingerMs: number },
+): 'sent' | 'cut' {
   if (response.destroyed) return 'cut'
   const { body } = answer
   if (isEventStream(body)) {
     response.writeHead(answer.status, answer.headers)
-    const stream: { open: boolean; stop?: () => void } = { open: true }
+    const state: { open: boolean; stop?: () => void } = { open: true }
     // One step: unsubscribe from the core and end the response, so nothing is written after the end.
     const finish = () => {
-      if (!stream.open) return
-      stream.open = false
-      stream.stop?.()
+      if (!state.open) return
+      state.open = false
+      state.stop?.()
       response.end()
+      if (response.writableFinished) return
+      const cut = setTimeout(() => response.destroy(), stream?.lingerMs ?? 0).unref()
+      response.once('close', () => {
+        clearTimeout(cut)
+      })
     }
-    // The backlog the core weighs against its budget: what the socket has not taken yet.
-    stream.stop = body.open((text) => {
-      if (!stream.open) return 0
+    // The backlog the core weighs against its budget: what the reader had not taken before this
+    // text (a chunk written now waits for the next tick whatever the reader does).
+    state.stop = body.open((text) => {
+      if (!state.open) return 0
+      const backlog = response.writableLength
       response.write(text)
-      return response.writableLength
+      return backlog
     }, finish)
     // Ended while opening: unsubscribe now that there is something to unsubscribe.
-    if (!stream.open) stream.stop()
+    if (!state.open) state.stop()
     response.once('close', finish)
-    flight?.stream(response, finish)
+    stream?.flight.stream(response, finish)
     return 'sent'
   }
   const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
