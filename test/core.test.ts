@@ -95,7 +95,7 @@ describe('handle(request)', () => {
   it('tells adapters how much body each route reads', () => {
     const core = createSandboxCore({ maxBodyBytes: 1000 })
     expect(core.bodyLimit('POST', '/v1/pets')).toBe(1000)
-    expect(core.bodyLimit('PUT', '/__sandbox/state')).toBe(16 * 1024 * 1024)
+    expect(core.bodyLimit('PUT', '/__sandbox/state')).toBe(8 * 1024 * 1024)
     expect(core.bodyLimit('POST', '/nowhere')).toBe(1000)
   })
 

@@ -99,7 +99,7 @@ describe('the pools', () => {
       Array.from({ length: entries }, (_, index) => String(50 - entries + index)),
     )
     // One larger than the whole budget is not kept, and drops nothing.
-    expect(journal.record(recorded('/big', 10_000))).toBeUndefined()
+    expect(journal.record(recorded('/big', 10_000))).toBe(false)
     expect(journal.usage().entries).toBe(entries)
   })
 

@@ -15,7 +15,6 @@
  *
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
-import type { JournalEntry } from './admin-contract.js'
 import type { Authenticate } from './auth.js'
 import type { CorsPolicy } from './cors.js'
 import { ApiError } from './errors.js'
@@ -188,6 +187,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const { bodies } = state
     checkContentCoding(request.headers)
     const cap = capOf(operation)
+    // Declared too large: refused from the header, whatever else is being read.
+    if (declaredLength(request) > cap) return [{ body: null, truncated: true }, NOTHING]
     let release = NOTHING
     if (cap > limits.bodyBytes) {
       if (bodies.large >= limits.largeBodies) {
@@ -220,26 +221,27 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   /** Parses the body when the operation takes one, then runs it. `seen` keeps what was sent, for the journal. */
-  const run = async (
+  const run = (
     operation: Operation,
     exchange: Omit<Exchange, 'body'>,
     read: BodyRead | undefined,
     seen: { body: unknown; bytes: number },
-  ): Promise<CoreResponse> => {
+  ): CoreResponse | Promise<CoreResponse> => {
     const { request } = exchange
-    let body: unknown = undefined
-    if (operation.body !== undefined) {
-      const given = read ?? { body: null, truncated: false }
-      seen.bytes = given.body?.byteLength ?? 0
-      body = await readJsonBody(request.headers, given, capOf(operation), operation.body.emptyHint, (text) => {
-        seen.body = text
-      })
-      seen.body = body
-    } else if (request.truncated === true || declaredLength(request) > limits.bodyBytes) {
+    if (operation.body === undefined) {
       // A route that reads no body still has a budget for one: judged from Content-Length, unread.
-      throw tooLarge(limits.bodyBytes)
+      if (request.truncated === true || declaredLength(request) > limits.bodyBytes) throw tooLarge(limits.bodyBytes)
+      return operation.run({ ...exchange, body: undefined })
     }
-    return operation.run({ ...exchange, body })
+    const given = read ?? { body: null, truncated: false }
+    seen.bytes = given.body?.byteLength ?? 0
+    const { emptyHint } = operation.body
+    return readJsonBody(request.headers, given, capOf(operation), emptyHint, (text) => {
+      seen.body = text
+    }).then((body) => {
+      seen.body = body
+      return operation.run({ ...exchange, body })
+    })
   }
 
   const api = async (request: CoreRequest, target: Target, state: SandboxState): Promise<CoreResponse> => {
@@ -298,7 +300,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     state.counters.record(response.status, Date.now())
     if (state.journal.enabled) {
-      const entry = state.journal.record({
+      const kept = state.journal.record({
         time: state.clock().getTime(),
         operation: journalOperation(operation),
         method: request.method,
@@ -310,7 +312,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         durationMs: performance.now() - started,
         tenant: key,
       })
-      if (state.events.listening()) announce(state, operation, key, response.status, entry)
+      if (state.events.listening()) announce(state, operation, key, response.status, kept)
     }
     return response
   }
@@ -350,8 +352,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   /** Rules on the request line and headers alone, before any route: each a JSON Error. */
   const checkHead = (request: CoreRequest, target: Target): ApiError | undefined => {
-    const repeated = SINGLE_HEADERS.filter((name) => Array.isArray(request.headers[name]))
-    if (repeated.length > 0) {
+    let repeated: (typeof SINGLE_HEADERS)[number][] | undefined
+    for (const name of SINGLE_HEADERS) if (Array.isArray(request.headers[name])) (repeated ??= []).push(name)
+    if (repeated !== undefined) {
       return new ApiError(
         'bad_request',
         repeated
@@ -495,9 +498,10 @@ function announce(
   operation: Operation | undefined,
   key: string | undefined,
   status: number,
-  entry: (() => JournalEntry) | undefined,
+  kept: boolean,
 ): void {
-  if (entry !== undefined) state.events.emit({ type: 'request', key, entry: entry() })
+  const entry = kept ? state.journal.last() : undefined
+  if (entry !== undefined) state.events.emit({ type: 'request', key, entry })
   if (operation?.writes === true && status < 300) {
     state.events.emit({ type: 'change', key: state.isolated ? key : undefined })
   }

@@ -57,8 +57,8 @@ export interface Recorded {
 export interface WritableJournal extends RequestJournal {
   /** False when the limit is 0: callers can skip recording at all. */
   readonly enabled: boolean
-  /** Keeps a request; answers a way to read its entry, or undefined when it was not kept. */
-  record(recorded: Recorded): (() => JournalEntry) | undefined
+  /** Keeps a request; false when it was not kept (larger than the whole byte budget). */
+  record(recorded: Recorded): boolean
   /** Entries recorded for one tenant's key (isolated mode). */
   forTenant(tenant: string): JournalEntry[]
   /** Drops one tenant's entries. */
@@ -104,12 +104,11 @@ export function createJournal(
   return {
     enabled: limit > 0 && maxBytes > 0,
     record(recorded) {
-      if (limit === 0 || maxBytes === 0) return undefined
+      if (limit === 0 || maxBytes === 0) return false
       const size = sizeOf(recorded)
       // An entry larger than the whole budget is not kept, and drops nothing.
-      if (size > maxBytes) return undefined
-      const item: Item = { id: nextId++, recorded, bytes: size }
-      items.push(item)
+      if (size > maxBytes) return false
+      items.push({ id: nextId++, recorded, bytes: size })
       bytes += size
       while (items.length - head > limit || bytes > maxBytes) {
         bytes -= (items[head] as Item).bytes
@@ -120,7 +119,7 @@ export function createJournal(
         items = items.slice(head)
         head = 0
       }
-      return () => entryOf(item)
+      return true
     },
     all: () => kept().map(entryOf),
     filter: (filter) =>

@@ -66,7 +66,7 @@ export async function readJsonBody(
   let text: string
   try {
     // The byte-order mark stays in the text: readJson skips one, for bodies as for files.
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+    text = bytes.byteLength < SLICED_FROM_LENGTH ? decoder().decode(bytes) : await decodeInSlices(bytes)
   } catch {
     throw new ApiError('invalid_body', 'body must be UTF-8 encoded JSON')
   }
@@ -78,6 +78,25 @@ export async function readJsonBody(
     text.length < SLICED_FROM_LENGTH ? readJson(text, 'body') : await readJsonInSlices(text, 'body', pause)
   if (!reading.ok) throw new ApiError('invalid_body', reading.problems.join('; '))
   return reading.value
+}
+
+function decoder(): TextDecoder {
+  return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+}
+
+/** Bytes decoded between two pauses: a millisecond or so of work. */
+const BYTES_PER_SLICE = 1024 * 1024
+
+/** A large body decoded a slice at a time (a character split between slices is kept whole). */
+async function decodeInSlices(bytes: Uint8Array): Promise<string> {
+  const reader = decoder()
+  const parts: string[] = []
+  for (let start = 0; start < bytes.byteLength; start += BYTES_PER_SLICE) {
+    parts.push(reader.decode(bytes.subarray(start, start + BYTES_PER_SLICE), { stream: true }))
+    await pause()
+  }
+  parts.push(reader.decode())
+  return parts.join('')
 }
 
 export function tooLarge(maxBytes: number): ApiError {

@@ -1,8 +1,12 @@
 /**
  * listPets answers kept as JSON text for repeated polls, for every tenant together, within one
- * byte budget (the listCacheBytes limit): the least recently used answers go first. A tenant's
- * answers are dropped whenever its pets change. Lengths are counted in UTF-16 code units, which
- * for JSON of mostly ASCII text is its size in bytes.
+ * byte budget (the listCacheBytes limit). A tenant's answers are dropped whenever its pets
+ * change. Lengths are counted in UTF-16 code units, which for JSON of mostly ASCII text is its
+ * size in bytes.
+ *
+ * Eviction is the clock approximation of least recently used: a hit only marks its entry, and
+ * eviction walks from the oldest, giving each marked entry a second chance at the back. A hit,
+ * which every repeated poll is, then costs one map lookup and no reordering.
  *
  * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
@@ -18,55 +22,70 @@ export interface ListCache {
   newOwner(): number
 }
 
+interface Entry {
+  readonly owner: number
+  readonly key: string
+  readonly text: string
+  used: boolean
+}
+
 export function createListCache(maxBytes: number): ListCache {
-  // Map order is insertion order: a hit is moved to the end, so the front is least recently used.
-  const entries = new Map<string, { owner: number; text: string }>()
-  const byOwner = new Map<number, Set<string>>()
+  const byOwner = new Map<number, Map<string, Entry>>()
+  // Set order is insertion order: the front is the oldest.
+  const order = new Set<Entry>()
   let bytes = 0
   let owners = 0
-  const remove = (id: string) => {
-    const entry = entries.get(id)
-    if (entry === undefined) return
-    entries.delete(id)
+  const remove = (entry: Entry) => {
+    order.delete(entry)
     bytes -= entry.text.length
-    const ids = byOwner.get(entry.owner)
-    ids?.delete(id)
-    if (ids?.size === 0) byOwner.delete(entry.owner)
+    const entries = byOwner.get(entry.owner)
+    entries?.delete(entry.key)
+    if (entries?.size === 0) byOwner.delete(entry.owner)
+  }
+  const evictOne = (): boolean => {
+    for (const entry of order) {
+      order.delete(entry)
+      if (entry.used) {
+        entry.used = false
+        order.add(entry)
+        continue
+      }
+      order.add(entry)
+      remove(entry)
+      return true
+    }
+    return false
   }
   return {
     get(owner, key) {
-      const id = `${owner}:${key}`
-      const entry = entries.get(id)
+      const entry = byOwner.get(owner)?.get(key)
       if (entry === undefined) return undefined
-      entries.delete(id)
-      entries.set(id, entry)
+      entry.used = true
       return entry.text
     },
     set(owner, key, text) {
       if (text.length > maxBytes) return
-      const id = `${owner}:${key}`
-      remove(id)
-      while (bytes + text.length > maxBytes) {
-        const oldest = entries.keys().next()
-        if (oldest.done === true) break
-        remove(oldest.value)
+      const known = byOwner.get(owner)?.get(key)
+      if (known !== undefined) remove(known)
+      while (bytes + text.length > maxBytes && evictOne()) {
+        // Making room, oldest unmarked first.
       }
-      entries.set(id, { owner, text })
+      const entry: Entry = { owner, key, text, used: false }
+      let entries = byOwner.get(owner)
+      if (entries === undefined) {
+        entries = new Map()
+        byOwner.set(owner, entries)
+      }
+      entries.set(key, entry)
+      order.add(entry)
       bytes += text.length
-      let ids = byOwner.get(owner)
-      if (ids === undefined) {
-        ids = new Set()
-        byOwner.set(owner, ids)
-      }
-      ids.add(id)
     },
     drop(owner) {
-      const ids = byOwner.get(owner)
-      if (ids === undefined) return
-      for (const id of ids) {
-        const entry = entries.get(id)
-        if (entry !== undefined) bytes -= entry.text.length
-        entries.delete(id)
+      const entries = byOwner.get(owner)
+      if (entries === undefined) return
+      for (const entry of entries.values()) {
+        order.delete(entry)
+        bytes -= entry.text.length
       }
       byOwner.delete(owner)
     },

@@ -169,8 +169,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       socket.destroy()
       return
     }
+    // A client that neither reads its answer nor closes is cut after lingerMs: it holds nothing.
     const answer = () => {
       writeRaw(socket, answerUnparsable(unparsable(error), limits))
+      setTimeout(() => socket.destroy(), limits.lingerMs).unref()
     }
     // A request already answered on this connection goes out first, then this one's error. A
     // request cut short has no answer to wait for: a timeout still tells the client so (408).
@@ -223,11 +225,11 @@ function onRequest(adapter: Adapter, request: IncomingMessage, response: ServerR
   request.on('error', ignore)
   response.on('error', ignore)
   // One listener for both books: the requests in flight, and the answers owed on this connection.
-  const landed = adapter.flight.begin(response)
-  const answered = adapter.sockets.begin(request.socket, request)
+  adapter.flight.begin(response)
+  adapter.sockets.begin(request.socket, request)
   response.once('close', () => {
-    landed()
-    answered()
+    adapter.flight.end(response)
+    adapter.sockets.end(request.socket, request)
   })
   serve(adapter, request, response).catch((error: unknown) => {
     failed(adapter, request, response, error)
@@ -236,8 +238,9 @@ function onRequest(adapter: Adapter, request: IncomingMessage, response: ServerR
 
 /** The requests being answered, so a shutdown can wait for them, and the event streams it ends at once. */
 interface Flight {
-  /** Counts a request in flight; the answer it gives is called when its response closes. */
-  begin(response: ServerResponse): () => void
+  /** Counts a request in flight, until `end` (its response closed). */
+  begin(response: ServerResponse): void
+  end(response: ServerResponse): void
   /** The response is an event stream: no request to wait for; `end` closes it at shutdown. */
   stream(response: ServerResponse, end: () => void): void
   count(): number
@@ -256,12 +259,12 @@ function createFlight(): Flight {
     if (count === 0) onIdle?.()
   }
   return {
-    begin(response) {
+    begin() {
       count++
-      return () => {
-        if (streams.delete(response)) return
-        done()
-      }
+    },
+    end(response) {
+      if (streams.delete(response)) return
+      done()
     },
     stream(response, end) {
       streams.set(response, end)
@@ -288,38 +291,51 @@ function createFlight(): Flight {
  * Answers not yet finished per connection. A parse error after complete pipelined requests is
  * answered only once their answers are out: the client gets them all, in order. A parse error in
  * the middle of a request (a body cut short) ends the connection: that request cannot be answered.
+ * A WeakMap rather than a field on the socket: a new field would give sockets a second shape,
+ * and Node's own socket code, which runs on every request, slower property reads.
  */
 interface SocketTracker {
-  /** Counts an answer owed on the socket; the answer it gives is called when the response closes. */
-  begin(socket: Duplex, request: IncomingMessage): () => void
+  begin(socket: Duplex, request: IncomingMessage): void
+  end(socket: Duplex, request: IncomingMessage): void
   /** Runs `then` once every request on the socket is answered; false (and nothing run) when one is incomplete. */
   whenIdle(socket: Duplex, then: () => void): boolean
 }
 
+interface Owed {
+  count: number
+  /** The newest request: the one a parse error can interrupt. */
+  last: IncomingMessage | undefined
+  waiting: (() => void)[] | undefined
+}
+
 function createSocketTracker(): SocketTracker {
-  const open = new WeakMap<Duplex, { requests: Set<IncomingMessage>; waiting: (() => void)[] }>()
+  const bySocket = new WeakMap<Duplex, Owed>()
+  const owed = (socket: Duplex) => bySocket.get(socket)
   return {
     begin(socket, request) {
-      let entry = open.get(socket)
+      const entry = owed(socket)
       if (entry === undefined) {
-        entry = { requests: new Set(), waiting: [] }
-        open.set(socket, entry)
+        bySocket.set(socket, { count: 1, last: request, waiting: undefined })
+        return
       }
-      entry.requests.add(request)
-      const held = entry
-      return () => {
-        held.requests.delete(request)
-        if (held.requests.size === 0) for (const then of held.waiting.splice(0)) then()
-      }
+      entry.count++
+      entry.last = request
+    },
+    end(socket, request) {
+      const entry = owed(socket)
+      if (entry === undefined) return
+      entry.count--
+      if (entry.last === request) entry.last = undefined
+      if (entry.count === 0 && entry.waiting !== undefined) for (const then of entry.waiting.splice(0)) then()
     },
     whenIdle(socket, then) {
-      const entry = open.get(socket)
-      if (entry === undefined || entry.requests.size === 0) {
+      const entry = owed(socket)
+      if (entry === undefined || entry.count === 0) {
         then()
         return true
       }
-      for (const request of entry.requests) if (!request.complete) return false
-      entry.waiting.push(then)
+      if (entry.last !== undefined && !entry.last.complete) return false
+      ;(entry.waiting ??= []).push(then)
       return true
     },
   }
@@ -341,9 +357,9 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
   const { log, flight, sandbox, limits } = adapter
   const started = log === undefined ? 0 : performance.now()
   const headers = headersOf(request.rawHeaders)
-  const body = createBodyReader(request, response, headers)
-  const answer = await sandbox.handle(coreRequest(request, headers, body.read))
-  if (body.gone()) {
+  const body = new BodyReader(request, response, headers)
+  const answer = await sandbox.handle(coreRequest(request, headers, (limit) => body.read(limit)))
+  if (body.gone) {
     // An ordinary event, not a failure: one line, no stack, and repeats summarised.
     adapter.notices.notice(
       'client-gone',
@@ -379,18 +395,25 @@ function coreRequest(
 const SINGLE: ReadonlySet<string> = new Set(SINGLE_HEADERS)
 
 /**
- * The headers as sent, by lower-case name, in an object with no prototype (a header named
- * `__proto__` is only data). Node keeps the first of a repeated Host, Content-Type or
+ * The headers as sent, by lower-case name (a header named `__proto__` is only data). Node keeps the first of a repeated Host, Content-Type or
  * Authorization and drops the rest; here those stay lists, so the core can refuse them. Other
  * repeats are joined with ", " as Node joins them.
  */
 function headersOf(raw: readonly string[]): RequestHeaders {
-  const headers = Object.create(null) as Record<string, string | string[]>
+  // A plain object (fast to read), with __proto__ defined as data when someone sends it.
+  const headers: Record<string, string | string[]> = {}
   for (let index = 0; index < raw.length; index += 2) {
     const name = (raw[index] as string).toLowerCase()
     const value = raw[index + 1] as string
-    const known = headers[name]
-    if (known === undefined) headers[name] = value
+    const known = Object.hasOwn(headers, name) ? headers[name] : undefined
+    if (name === '__proto__') {
+      Object.defineProperty(headers, name, {
+        value: known === undefined ? value : `${String(known)}, ${value}`,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    } else if (known === undefined) headers[name] = value
     else if (SINGLE.has(name)) headers[name] = typeof known === 'string' ? [known, value] : [...known, value]
     else headers[name] = `${known as string}${name === 'cookie' ? '; ' : ', '}${value}`
   }
@@ -454,52 +477,63 @@ function write(
  * Reads the body only when the core asks, and at most `limit + 1` bytes: enough for the core to
  * see that a body is too large without the rest being read. A declared length over the limit is
  * judged from the header alone. `unread` tells how much of the body is left in the connection.
+ *
+ * A class, not a closure per request: the CLI bundle keeps function names (esbuild keepNames),
+ * which costs a defineProperty for every named closure made, on every request.
  */
-function createBodyReader(
-  request: IncomingMessage,
-  response: ServerResponse,
-  headers: RequestHeaders,
-): { read: (limit: number) => Promise<BodyRead>; unread: () => number; gone: () => boolean } {
-  const declared = header(headers, 'content-length')
-  const chunked = headers['transfer-encoding'] !== undefined
-  const length = declared === undefined ? 0 : Number(declared)
-  let received = 0
-  let gone = false
-  return {
-    gone: () => gone,
-    unread: () => (request.complete ? 0 : chunked ? Infinity : Math.max(0, length - received)),
-    read(limit) {
-      if (declared === undefined && !chunked) return Promise.resolve({ body: null, truncated: false })
-      if (length > limit) return Promise.resolve({ body: new Uint8Array(0), truncated: true })
-      // The client waits for this before it sends the body (Expect: 100-continue).
-      if (headers.expect !== undefined && !response.headersSent) response.writeContinue()
-      // Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.
-      return new Promise((resolve) => {
-        const chunks: Buffer[] = []
-        const onData = (chunk: Buffer) => {
-          received += chunk.length
-          if (received <= limit) {
-            chunks.push(chunk)
-            return
-          }
-          request.off('data', onData).off('end', onEnd).pause()
-          resolve({ body: new Uint8Array(0), truncated: true })
+class BodyReader {
+  private readonly declared: string | undefined
+  private readonly chunked: boolean
+  private readonly length: number
+  private received = 0
+  gone = false
+
+  constructor(
+    private readonly request: IncomingMessage,
+    private readonly response: ServerResponse,
+    private readonly headers: RequestHeaders,
+  ) {
+    this.declared = header(headers, 'content-length')
+    this.chunked = headers['transfer-encoding'] !== undefined
+    this.length = this.declared === undefined ? 0 : Number(this.declared)
+  }
+
+  unread(): number {
+    return this.request.complete ? 0 : this.chunked ? Infinity : Math.max(0, this.length - this.received)
+  }
+
+  read(limit: number): Promise<BodyRead> {
+    const { request, response } = this
+    if (this.declared === undefined && !this.chunked) return Promise.resolve({ body: null, truncated: false })
+    if (this.length > limit) return Promise.resolve({ body: new Uint8Array(0), truncated: true })
+    // The client waits for this before it sends the body (Expect: 100-continue).
+    if (this.headers.expect !== undefined && !response.headersSent) response.writeContinue()
+    // Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = []
+      const onData = (chunk: Buffer) => {
+        this.received += chunk.length
+        if (this.received <= limit) {
+          chunks.push(chunk)
+          return
         }
-        const onEnd = () => {
-          resolve({
-            body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
-            truncated: false,
-          })
-        }
-        // A client that goes away mid-body ends the request without 'end' (and not always with 'error').
-        const onGone = () => {
-          if (request.complete) return
-          gone = true
-          resolve({ body: null, truncated: false, incomplete: true })
-        }
-        request.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
-      })
-    },
+        request.off('data', onData).off('end', onEnd).pause()
+        resolve({ body: new Uint8Array(0), truncated: true })
+      }
+      const onEnd = () => {
+        resolve({
+          body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.received),
+          truncated: false,
+        })
+      }
+      // A client that goes away mid-body ends the request without 'end' (and not always with 'error').
+      const onGone = () => {
+        if (request.complete) return
+        this.gone = true
+        resolve({ body: null, truncated: false, incomplete: true })
+      }
+      request.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
+    })
   }
 }
 
