@@ -1,7 +1,10 @@
 // A bounded soak of the sandbox CLI under --isolate, on loopback. Exits 1 when a check fails.
+// About 110 s on a 2-core machine.
 //
 //   node bench/soak.mjs
-//   SOAK_SECONDS (default 60), SOAK_KEYS (default 500), SOAK_CONNECTIONS (default 32)
+//   SOAK_SECONDS (default 45), SOAK_KEYS (default 500), SOAK_CONNECTIONS (default 32),
+//   SOAK_CHAOS_SECONDS (default 25); to look into one part: SOAK_PHASES (default 1,2,chaos) and
+//   SOAK_CHAOS_ONLY (load kinds of the chaos phase: mixed,readers,resets,slow,churn,imports)
 //
 // Phase 1, SOAK_SECONDS: a fresh `--isolate` server, SOAK_KEYS keys in rotation (below the default
 // cap of 1000 tenants), saturating mixed traffic: 70% list, 20% create, 10% get of a pet the key
@@ -9,15 +12,19 @@
 // with its own key (equal body) and a sample of them with another key (404 or another pet).
 // Phase 2, SOAK_SECONDS / 3: a fresh `--isolate --max-tenants 200` server and 500 keys, so
 // tenants are evicted all the time; no read-back (an evicted key starts again from the seed).
+// Both: the server exits 0 on SIGTERM, its evictions on stderr (first lines and the summaries of
+// repeats) equal health's, and its stderr stays a few lines however many evictions.
+// Chaos, SOAK_CHAOS_SECONDS: every kind of trouble at once, then a read-back and SIGTERM with
+// requests in flight (bench/chaos-phase.mjs says what and what it asserts).
 //
 // Each server runs pinned to core 0. This process is the load generator (autocannon, in process,
 // one request entry whose setupRequest rotates keys and operations and whose onResponse checks
-// and records what came back); unless it already runs on core 1 alone, it runs itself again
-// under `taskset -c 1`.
+// and records what came back; the chaos phase's own clients, bench/chaos-load.mjs); unless it
+// already runs on core 1 alone, it runs itself again under `taskset -c 1`.
 //
 // The server is spawned here rather than by bench/processes.mjs's startServer, which inherits
-// the server's stderr and does not expose its pid: the soak counts the eviction lines on stderr
-// and reads the server's memory and CPU time from /proc/PID. The process-group handling is the same.
+// the server's stderr and does not expose its pid: the soak counts the notices on stderr and
+// reads the server's memory and CPU time from /proc/PID. The process-group handling is the same.
 import autocannon from 'autocannon'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -25,6 +32,7 @@ import { constants, loadavg } from 'node:os'
 import { Agent, get } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
+import { chaosPhase, chaosSummary } from './chaos-phase.mjs'
 import { quantile } from './stats.mjs'
 
 const SERVER_CORE = 0
@@ -34,7 +42,19 @@ const BIN = here('../bin/petstore-sandbox.js')
 const SEED = JSON.parse(readFileSync(here('../fixtures/pets.json'), 'utf8'))
 const FIRST_CREATED_ID = Math.max(...SEED.map((pet) => pet.id)) + 1
 const LISTENING = /listening on http:\/\/[^\s/]+:(\d+)\/v1/
-const EVICTED = 'evicted the data of key'
+// Notices the server logs on stderr: the first of a kind as it is, the rest within the window
+// (noticeWindowMs) counted in one summary line. Each counts here as what it tells.
+const NOTICES = [
+  ['evictions', /evicted the data of key/, /^petstore-sandbox: (\d+) more tenants evicted in the last/],
+  ['overflows', /closed an event stream reader that fell/, /^petstore-sandbox: (\d+) more event stream readers closed/],
+  ['clientsGone', /the client closed the connection before/, /^petstore-sandbox: (\d+) more clients gone before/],
+  [
+    'busy',
+    /^petstore-sandbox: refused an event stream reader/,
+    /^petstore-sandbox: (\d+) more requests refused with 503/,
+  ],
+  ['refused', /^petstore-sandbox: refused a connection/, /^petstore-sandbox: (\d+) more connections refused/],
+]
 const DEFAULT_KEY = 'petstore-sandbox-key'
 const DEFAULT_MAX_TENANTS = 1000
 const PHASE2_KEYS = 500
@@ -96,10 +116,14 @@ function startSandbox(flags) {
     // taskset execs node: the pid is the server's.
     pid: child.pid,
     command: `node ${args.join(' ')}`,
-    evictionLines: 0,
+    // What the notices on stderr tell, summaries included; and every line, to see the log bounded.
+    logged: Object.fromEntries(NOTICES.map(([name]) => [name, 0])),
+    stderrLines: 0,
     otherStderr: [],
     otherStderrCount: 0,
     crash: undefined,
+    exit: undefined,
+    stdoutTail: '',
   }
   const exited = new Promise((resolve) => {
     child.once('error', (error) => {
@@ -108,18 +132,29 @@ function startSandbox(flags) {
     })
     child.once('exit', (code, signal) => {
       live.delete(child)
+      server.exit = { code, signal }
       if (!stopping) server.crash = `exited by itself (${signal ?? `code ${code}`})`
       resolve()
     })
   })
+  server.exited = exited
   const stderrClosed = new Promise((resolve) => child.stderr.once('close', resolve))
   const tally = (line) => {
-    if (line.includes(EVICTED)) {
-      server.evictionLines++
-    } else if (line.trim() !== '') {
-      server.otherStderrCount++
-      if (server.otherStderr.length < SAMPLES_KEPT) server.otherStderr.push(line.slice(0, 500))
+    if (line.trim() === '') return
+    server.stderrLines++
+    for (const [name, first, more] of NOTICES) {
+      const summary = more.exec(line)
+      if (summary !== null) {
+        server.logged[name] += Number(summary[1])
+        return
+      }
+      if (first.test(line)) {
+        server.logged[name]++
+        return
+      }
     }
+    server.otherStderrCount++
+    if (server.otherStderr.length < SAMPLES_KEPT) server.otherStderr.push(line.slice(0, 500))
   }
   let partial = ''
   child.stderr.setEncoding('utf8').on('data', (chunk) => {
@@ -136,7 +171,11 @@ function startSandbox(flags) {
     const timer = setTimeout(() => fail(`took ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS)
     let ready = false
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      if (ready) return
+      if (ready) {
+        // After the banner, only what it says on stopping: the last lines are kept.
+        server.stdoutTail = (server.stdoutTail + chunk).slice(-2000)
+        return
+      }
       output += chunk
       const match = LISTENING.exec(output)
       if (match) {
@@ -150,6 +189,11 @@ function startSandbox(flags) {
       fail(server.crash ?? 'stopped')
     })
   })
+  /** Sends a signal to the server alone; its exit is then expected, not a crash. */
+  server.signal = (signal) => {
+    stopping = true
+    child.kill(signal)
+  }
   server.stop = async () => {
     stopping = true
     killGroup(child, 'SIGTERM')
@@ -558,11 +602,17 @@ async function phase(options) {
     await server.stop()
   }
 
-  report.evictionLines = server.evictionLines
+  report.evictionsLogged = server.logged.evictions
+  report.stderrLines = server.stderrLines
   if (server.crash !== undefined) fail(`the server ${server.crash}`)
-  if (report.health !== undefined && report.health.evictions !== server.evictionLines) {
-    fail(`health says ${report.health.evictions} evictions, stderr has ${server.evictionLines} eviction lines`)
+  else if (server.exit?.code !== 0)
+    fail(`after SIGTERM the server exited ${JSON.stringify(server.exit)}, expected code 0`)
+  if (report.health !== undefined && report.health.evictions !== server.logged.evictions) {
+    fail(`health says ${report.health.evictions} evictions, stderr tells ${server.logged.evictions}`)
   }
+  // Evictions are summarised: a first line, then one line per notice window, whatever their number.
+  const lineBound = 2 * Math.ceil(seconds / 10 + 3) + 10
+  if (server.stderrLines > lineBound) fail(`stderr has ${server.stderrLines} lines, bound ${lineBound} (summaries)`)
   if (server.otherStderrCount > 0) {
     report.notes.push(`server stderr, ${server.otherStderrCount} other lines:`, ...server.otherStderr)
     if (server.otherStderr.some((line) => line.includes('unexpected failure')))
@@ -649,7 +699,8 @@ function summary(reports) {
       ...reports.map((r) => (r.rssPerPet === undefined ? 'n/a' : `${int(Math.round(r.rssPerPet))} B`)),
     ],
     ['tenants (end / max polled)', ...reports.map((r) => `${int(r.health?.tenants)} / ${int(r.maxTenantsPolled)}`)],
-    ['evictions (health / stderr)', ...reports.map((r) => `${int(r.health?.evictions)} / ${int(r.evictionLines)}`)],
+    ['evictions (health / stderr)', ...reports.map((r) => `${int(r.health?.evictions)} / ${int(r.evictionsLogged)}`)],
+    ['stderr lines', ...reports.map((r) => int(r.stderrLines))],
     ['result', ...reports.map((r) => (r.failures.length === 0 ? 'PASS' : 'FAIL'))],
   ]
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
@@ -666,7 +717,8 @@ function summary(reports) {
 }
 
 async function main() {
-  const seconds = envNumber('SOAK_SECONDS', 60, { integer: false, min: 3, max: 3600 })
+  const seconds = envNumber('SOAK_SECONDS', 45, { integer: false, min: 3, max: 3600 })
+  const chaosSeconds = envNumber('SOAK_CHAOS_SECONDS', 25, { integer: false, min: 5, max: 3600 })
   const keyCount = envNumber('SOAK_KEYS', 500, { integer: true, min: 1, max: DEFAULT_MAX_TENANTS - 1 })
   const connections = envNumber('SOAK_CONNECTIONS', 32, { integer: true, min: 1, max: 1000 })
   const pinned = allowedCpus()
@@ -674,6 +726,8 @@ async function main() {
   const startedAt = performance.now()
   const loadBefore = loadavg()[0]
   const reports = []
+  // SOAK_PHASES=1,2,chaos (the default) picks phases, to look into one.
+  const phases = (process.env.SOAK_PHASES || '1,2,chaos').split(',')
   for (const options of [
     { name: 'phase 1', seconds, keyCount, maxTenants: DEFAULT_MAX_TENANTS, readBackCreated: true },
     {
@@ -683,12 +737,23 @@ async function main() {
       maxTenants: PHASE2_MAX_TENANTS,
       readBackCreated: false,
     },
-  ]) {
+  ].filter(({ name }) => phases.includes(name.replace('phase ', '')))) {
     const report = await phase({ ...options, connections })
     reports.push(report)
   }
-  summary(reports)
-  const failed = reports.some((report) => report.failures.length > 0)
+  const chaos = !phases.includes('chaos')
+    ? undefined
+    : await chaosPhase({
+        startSandbox,
+        seed: SEED,
+        firstCreatedId: FIRST_CREATED_ID,
+        seconds: chaosSeconds,
+        serverCore: SERVER_CORE,
+        only: process.env.SOAK_CHAOS_ONLY ? process.env.SOAK_CHAOS_ONLY.split(',') : undefined,
+      })
+  if (reports.length > 0) summary(reports)
+  if (chaos !== undefined) chaosSummary(chaos)
+  const failed = [...reports, chaos].some((report) => report !== undefined && report.failures.length > 0)
   console.log(
     `\n${failed ? 'FAIL' : 'PASS'}, ${((performance.now() - startedAt) / 1000).toFixed(0)} s, Node ${process.version},` +
       ` load average ${loadBefore.toFixed(2)} at the start and ${loadavg()[0].toFixed(2)} at the end`,
