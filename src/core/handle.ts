@@ -306,6 +306,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         method: request.method,
         target: request.target,
         headers: request.headers,
+        ...(request.headerBytes !== undefined && { headerBytes: request.headerBytes }),
         body: seen.body,
         bodyBytes: seen.bytes,
         status: response.status,
@@ -386,7 +387,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   /** The answer, and the area whose CORS rule applies to it (answers refused early count as the site's). */
   const dispatch = async (request: CoreRequest): Promise<[CoreResponse, Area]> => {
-    const refuse = (error: ApiError): [CoreResponse, Area] => [errorResponse(error), 'site']
     // Before the target: CONNECT's is an authority (host:port), which is no path.
     if (UNSUPPORTED_METHODS.has(request.method)) {
       return refuse(new ApiError('not_implemented', `The ${request.method} method is not supported`))
@@ -445,6 +445,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       return operation === undefined ? limits.bodyBytes : capOf(operation)
     },
   }
+}
+
+/** An answer refused before any route: the site's CORS rule applies to it. */
+function refuse(error: ApiError): [CoreResponse, Area] {
+  return [errorResponse(error), 'site']
 }
 
 /** The body's length as Content-Length declares it; 0 without one. */

@@ -31,6 +31,8 @@ export interface CoreRequest {
    * refused request is answered without its body being read. At most `maxBytes + 1` bytes.
    */
   readonly readBody?: (maxBytes: number) => Promise<BodyRead>
+  /** The headers' size as sent, when the adapter counted it: what the journal weighs them at. */
+  readonly headerBytes?: number
   /** `1.0` or `1.1`, from a server: an HTTP/1.0 request may come without Host. */
   readonly httpVersion?: string
 }

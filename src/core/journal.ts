@@ -45,6 +45,8 @@ export interface Recorded {
   readonly method: string
   readonly target: string
   readonly headers: RequestHeaders
+  /** The headers' size, when the adapter counted it; else the journal counts it. */
+  readonly headerBytes?: number
   readonly body: unknown
   /** The body's size as sent, in bytes: what the journal counts for it. */
   readonly bodyBytes: number
@@ -144,6 +146,7 @@ export function createJournal(
 /** An estimate of what an entry holds: its target, headers and body as sent, and a fixed overhead. */
 function sizeOf(recorded: Recorded): number {
   let size = ENTRY_OVERHEAD_BYTES + recorded.target.length + recorded.bodyBytes
+  if (recorded.headerBytes !== undefined) return size + recorded.headerBytes
   const { headers } = recorded
   for (const name in headers) {
     const value = headers[name]

@@ -185,7 +185,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     socket.on('error', ignore)
     request.on('error', ignore)
-    void sandbox.handle(coreRequest(request, headersOf(request.rawHeaders), undefined)).then((answer) => {
+    const { headers, bytes } = headersOf(request.rawHeaders)
+    void sandbox.handle(coreRequest(request, headers, undefined, bytes)).then((answer) => {
       writeRaw(socket, answer)
     })
   })
@@ -356,9 +357,9 @@ async function shutDown(server: Server, adapter: Adapter, timeoutMs: number): Pr
 async function serve(adapter: Adapter, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const { log, flight, sandbox, limits } = adapter
   const started = log === undefined ? 0 : performance.now()
-  const headers = headersOf(request.rawHeaders)
+  const { headers, bytes } = headersOf(request.rawHeaders)
   const body = new BodyReader(request, response, headers)
-  const answer = await sandbox.handle(coreRequest(request, headers, (limit) => body.read(limit)))
+  const answer = await sandbox.handle(coreRequest(request, headers, (limit) => body.read(limit), bytes))
   if (body.gone) {
     // An ordinary event, not a failure: one line, no stack, and repeats summarised.
     adapter.notices.notice(
@@ -381,11 +382,13 @@ function coreRequest(
   request: IncomingMessage,
   headers: RequestHeaders,
   readBody: CoreRequest['readBody'],
+  headerBytes: number,
 ): CoreRequest {
   return {
     method: request.method ?? 'GET',
     target: request.url ?? '/',
     headers,
+    headerBytes,
     body: null,
     ...(readBody !== undefined && { readBody }),
     httpVersion: request.httpVersion,
@@ -395,16 +398,19 @@ function coreRequest(
 const SINGLE: ReadonlySet<string> = new Set(SINGLE_HEADERS)
 
 /**
- * The headers as sent, by lower-case name (a header named `__proto__` is only data). Node keeps the first of a repeated Host, Content-Type or
+ * The headers as sent, by lower-case name (a header named `__proto__` is only data), and their size. Node keeps the first of a repeated Host, Content-Type or
  * Authorization and drops the rest; here those stay lists, so the core can refuse them. Other
  * repeats are joined with ", " as Node joins them.
  */
-function headersOf(raw: readonly string[]): RequestHeaders {
+function headersOf(raw: readonly string[]): { headers: RequestHeaders; bytes: number } {
   // A plain object (fast to read), with __proto__ defined as data when someone sends it.
   const headers: Record<string, string | string[]> = {}
+  // Their size as sent (name, ": ", value, CRLF), counted on the way: what the journal weighs.
+  let bytes = 0
   for (let index = 0; index < raw.length; index += 2) {
     const name = (raw[index] as string).toLowerCase()
     const value = raw[index + 1] as string
+    bytes += name.length + value.length + 4
     const known = Object.hasOwn(headers, name) ? headers[name] : undefined
     if (name === '__proto__') {
       Object.defineProperty(headers, name, {
@@ -417,7 +423,7 @@ function headersOf(raw: readonly string[]): RequestHeaders {
     else if (SINGLE.has(name)) headers[name] = typeof known === 'string' ? [known, value] : [...known, value]
     else headers[name] = `${known as string}${name === 'cookie' ? '; ' : ', '}${value}`
   }
-  return headers
+  return { headers, bytes }
 }
 
 /**
