@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { getResponse } from 'msw'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   createSandbox,
   generatePets,
@@ -715,13 +715,27 @@ describe('in-process options', () => {
   })
 
   it('a delay range delays every response within the range', async () => {
-    const sandbox = createSandbox({ delay: { min: 50, max: 80 }, randomSeed: 1 })
-    for (let i = 0; i < 3; i++) {
-      const started = performance.now()
-      await getResponse([...sandbox.handlers], new Request('https://a.test/v1/pets', { headers: AUTH }))
-      const elapsed = performance.now() - started
-      expect(elapsed).toBeGreaterThanOrEqual(48)
-      expect(elapsed).toBeLessThan(200)
+    // The sandbox's clock for delays, not the wall clock: no test bounds a duration from above.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const sandbox = createSandbox({ delay: { min: 50, max: 80 }, randomSeed: 1 })
+      for (let i = 0; i < 3; i++) {
+        let answered = false
+        const response = getResponse(
+          [...sandbox.handlers],
+          new Request('https://a.test/v1/pets', { headers: AUTH }),
+        ).then((answer) => {
+          answered = true
+          return answer
+        })
+        await vi.advanceTimersByTimeAsync(49)
+        expect(answered, 'answered before the range began').toBe(false)
+        await vi.advanceTimersByTimeAsync(31)
+        expect(answered, 'not answered by the end of the range').toBe(true)
+        expect((await response)?.status).toBe(200)
+      }
+    } finally {
+      vi.useRealTimers()
     }
   })
 
