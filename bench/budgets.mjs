@@ -31,12 +31,13 @@ import { once } from 'node:events'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
-import { constants, cpus, loadavg } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
+import { allowedCpus, killGroup, rerunPinned } from './pinning.mjs'
 import { median } from './stats.mjs'
 
 const SERVER_CORE = 0
@@ -75,18 +76,6 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 
 // ---------------------------------------------------------------------------------------------
 // Processes, /proc, HTTP
-
-function allowedCpus() {
-  return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]
-}
-
-function killGroup(child, signal) {
-  try {
-    process.kill(-child.pid, signal)
-  } catch {
-    // The group is gone already.
-  }
-}
 
 const log = (line) => console.error(line)
 
@@ -1187,19 +1176,7 @@ if (role === '__gc-cli') {
   await importSender(process.argv[3], Number(process.argv[4]))
 } else if (role === '__import-server') {
   await importServer(process.argv[3], Number(process.argv[4]))
-} else if (allowedCpus() !== String(LOAD_CORE) && process.env.BUDGETS_PINNED === undefined) {
-  // Not pinned yet: run again on LOAD_CORE alone, and answer with that run's exit code.
-  const child = spawn('taskset', ['-c', String(LOAD_CORE), process.execPath, SELF, ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, BUDGETS_PINNED: '1' },
-  })
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
-  child.once('error', (error) => {
-    console.error(`could not run taskset -c ${LOAD_CORE}: ${error.message}`)
-    process.exit(1)
-  })
-  child.once('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)))
-} else {
+} else if (!rerunPinned(LOAD_CORE, SELF, process.argv.slice(2), 'BUDGETS_PINNED')) {
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.on(signal, () => {
       for (const child of live) killGroup(child, 'SIGKILL')

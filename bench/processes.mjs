@@ -3,6 +3,7 @@
 // never shares a core with what it measures.
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import { killGroup } from './pinning.mjs'
 
 const SERVER_CORE = 0
 const READY_TIMEOUT_MS = 30_000
@@ -14,14 +15,6 @@ const live = new Set()
 process.on('exit', () => {
   for (const child of live) killGroup(child, 'SIGKILL')
 })
-
-function killGroup(child, signal) {
-  try {
-    process.kill(-child.pid, signal)
-  } catch {
-    // The group is gone already.
-  }
-}
 
 function spawnPinned(nodeArgs, options) {
   return spawn('taskset', ['-c', String(SERVER_CORE), process.execPath, ...nodeArgs], options)

@@ -28,11 +28,12 @@
 import autocannon from 'autocannon'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { constants, loadavg } from 'node:os'
+import { loadavg } from 'node:os'
 import { Agent, get } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { chaosPhase, chaosSummary } from './chaos-phase.mjs'
+import { allowedCpus, killGroup, rerunPinned } from './pinning.mjs'
 import { quantile } from './stats.mjs'
 
 const SERVER_CORE = 0
@@ -81,14 +82,6 @@ const STATUSES = [undefined, 'available', 'pending', 'sold']
 
 const live = new Set()
 
-function killGroup(child, signal) {
-  try {
-    process.kill(-child.pid, signal)
-  } catch {
-    // The group is gone already.
-  }
-}
-
 function envNumber(name, fallback, { integer, min, max }) {
   const text = process.env[name]
   if (text === undefined || text === '') return fallback
@@ -97,10 +90,6 @@ function envNumber(name, fallback, { integer, min, max }) {
     throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${text}`)
   }
   return value
-}
-
-function allowedCpus() {
-  return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]
 }
 
 /** The sandbox CLI with --isolate, pinned to SERVER_CORE in a process group of its own. */
@@ -767,19 +756,8 @@ process.on('exit', () => {
   for (const child of live) killGroup(child, 'SIGKILL')
 })
 
-if (allowedCpus() !== String(LOAD_CORE) && process.env.SOAK_PINNED === undefined) {
-  // Not pinned yet: run again on LOAD_CORE alone, and answer with that run's exit code.
-  const child = spawn('taskset', ['-c', String(LOAD_CORE), process.execPath, fileURLToPath(import.meta.url)], {
-    stdio: 'inherit',
-    env: { ...process.env, SOAK_PINNED: '1' },
-  })
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
-  child.once('error', (error) => {
-    console.error(`could not run taskset -c ${LOAD_CORE}: ${error.message}`)
-    process.exit(1)
-  })
-  child.once('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)))
-} else {
+// Not pinned yet: run again on LOAD_CORE alone, and answer with that run's exit code.
+if (!rerunPinned(LOAD_CORE, fileURLToPath(import.meta.url), [], 'SOAK_PINNED')) {
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.on(signal, () => {
       for (const child of live) killGroup(child, 'SIGKILL')
