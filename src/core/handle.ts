@@ -28,7 +28,7 @@ import {
   type Surface,
 } from './http.js'
 import { checkContentCoding, readJsonBody, tooLarge } from './json-body.js'
-import { LIMITS, type Limits } from './limits.js'
+import type { Limits } from './limits.js'
 import { isHostAllowed, isLocalOrigin, readHost, type AllowedHosts } from './local.js'
 import { allowedMethods, operationFor, type Area, type Exchange, type Operation, type RouteTable } from './routes.js'
 import { OPERATIONS, readPrefer, simulatedFailure, type OperationId } from './scenarios.js'
@@ -67,9 +67,6 @@ const UNSUPPORTED_METHODS = new Set(['TRACE', 'CONNECT'])
 
 /** A release for a request that holds no large-body slot. */
 const NOTHING = (): void => undefined
-
-/** Longer request targets answer 414: no route is anywhere near, and logs and the journal keep them. */
-export const MAX_TARGET_LENGTH = LIMITS.targetLength.value
 
 /** Headers a request may carry once: a second one would let two readers see two requests (RFC 9110, 9112). */
 export const SINGLE_HEADERS = ['host', 'content-length', 'content-type', 'authorization'] as const
@@ -391,11 +388,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (UNSUPPORTED_METHODS.has(request.method)) {
       return refuse(new ApiError('not_implemented', `The ${request.method} method is not supported`))
     }
-    if (request.target.length > MAX_TARGET_LENGTH) {
+    // Longer targets answer 414: no route is anywhere near, and logs and the journal keep them.
+    if (request.target.length > limits.targetLength) {
       return refuse(
         new ApiError(
           'uri_too_long',
-          `The request target is ${request.target.length} characters long; the sandbox reads targets of up to ${MAX_TARGET_LENGTH}`,
+          `The request target is ${request.target.length} characters long; the sandbox reads targets of up to ${limits.targetLength}`,
         ),
       )
     }

@@ -14,8 +14,6 @@ import type { OperationId } from './scenarios.js'
 import { LIMITS } from './limits.js'
 import { parseTarget } from './target.js'
 
-export const DEFAULT_JOURNAL_LIMIT = LIMITS.journalEntries.value
-
 /** What an entry costs besides its target, headers and body: its fields and the objects around them. */
 const ENTRY_OVERHEAD_BYTES = 256
 

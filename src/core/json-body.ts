@@ -9,10 +9,6 @@
 import { ApiError } from './errors.js'
 import { header, type BodyRead, type RequestHeaders } from './http.js'
 import { readJson, readJsonInSlices } from './json.js'
-import { LIMITS } from './limits.js'
-
-/** Default cap on request bodies: far above any real NewPet, far below anything harmful. */
-export const DEFAULT_MAX_BODY_BYTES = LIMITS.bodyBytes.value
 
 /** Texts longer than this are parsed in slices; shorter ones at once (a NewPet is under 1 KiB). */
 const SLICED_FROM_LENGTH = 256 * 1024

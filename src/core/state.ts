@@ -108,7 +108,7 @@ export function journalFor(state: SandboxState, key: string | undefined): Journa
 export type HostUsage = () => Partial<Record<LimitName, number>>
 
 /** Each budget beside its use now; null for a budget that bounds one request, not a pool. */
-export function usageOf(state: SandboxState): SandboxHealth['limits'] {
+function usageOf(state: SandboxState): SandboxHealth['limits'] {
   const journal = state.journal.usage()
   const used: Partial<Record<LimitName, number>> = {
     largeBodies: state.bodies.large,

@@ -14,12 +14,9 @@
  */
 import type { Pet } from './contract.js'
 import { ApiError } from './errors.js'
-import { LIMITS } from './limits.js'
 import { indexPets, type PetIndex } from './pet-index.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
 import { createTenantStore, type StoreBudgets, type TenantStore } from './store.js'
-
-export const DEFAULT_MAX_TENANTS = LIMITS.tenants.value
 
 export interface Tenants {
   readonly isolated: boolean
