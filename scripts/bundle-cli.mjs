@@ -7,30 +7,16 @@ import { writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { build } from 'esbuild'
 import { loadBundle } from '../bin/load-bundle.js'
+import { cliBundleOptions } from './cli-bundle.mjs'
 
 const outfile = 'dist/cli.cjs'
-
-// zod's namespace re-exports every locale's messages (a third of its code); the sandbox words its
-// own messages and uses zod's English default only, so the bundle carries English alone.
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(bundle) {
-    bundle.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined,
-    )
-    bundle.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
-      contents: "export { default as en } from 'zod/v4/locales/en.js'",
-      resolveDir: process.cwd(),
-    }))
-  },
-}
 
 // The loader runs the bundle as a script, whose import() Node 20 does not allow: the one dynamic
 // import (faker, for --generate) goes through the loader's instead.
 const importThroughLoader = {
   name: 'import-through-loader',
   setup(bundle) {
-    bundle.onLoad({ filter: /src\/core\/generate\.ts$/ }, async (args) => {
+    bundle.onLoad({ filter: /src\/core\/api\/generate\.ts$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8')
       const call = "import('@faker-js/faker')"
       if (!source.includes(call)) throw new Error(`${args.path} no longer has ${call}: update ${import.meta.url}`)
@@ -39,26 +25,7 @@ const importThroughLoader = {
   },
 }
 
-const { metafile } = await build({
-  entryPoints: ['src/node/cli.ts'],
-  outfile,
-  bundle: true,
-  minify: true,
-  // Class and function names stay, so an unexpected failure's stack still reads.
-  keepNames: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20.19',
-  // faker loads only with --generate.
-  external: ['@faker-js/faker'],
-  plugins: [englishOnly, importThroughLoader],
-  // The sources find their package's files from import.meta.url, which CommonJS spells differently.
-  define: { 'import.meta.url': '__importMetaUrl' },
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  metafile: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-})
+const { metafile } = await build({ ...cliBundleOptions(outfile, [importThroughLoader]), metafile: true })
 // Which packages went in: a test holds the CLI to what it may carry (never msw).
 writeFileSync('dist/cli.meta.json', JSON.stringify(Object.keys(metafile.inputs).sort(), null, 2))
 

@@ -7,11 +7,15 @@
  * May import: types from the core, with `import type` (never `import { type X }`, which
  * verbatimModuleSyntax keeps as a runtime import). Nothing at runtime.
  */
-import type { JournalEntry, SandboxHealth, Scenario } from './core/admin-contract.js'
-import type { Pet, StoreState } from './core/contract.js'
-import type { ErrorCode } from './core/errors.js'
-import type { JournalFilter } from './core/journal.js'
-import type { OperationId, ScenarioInput } from './core/scenarios.js'
+import type { JournalEntry, OperationId, SandboxHealth, Scenario, ScenarioInput } from './core/admin/contract.js'
+import type { Pet, StoreState } from './core/api/contract.js'
+import type { ErrorCode } from './core/http/errors.js'
+import type { ADMIN_PATH } from './core/http/mounts.js'
+import type { JournalFilter } from './core/admin/journal.js'
+
+// The prefix is spelled once, in core/http/mounts.ts; this file takes nothing from the core at run
+// time, so the type below holds this copy equal to it when the package builds.
+const ADMIN: typeof ADMIN_PATH = '/__sandbox'
 
 export type {
   ErrorCode,
@@ -127,7 +131,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
   const authorization: Record<string, string> = key === undefined ? {} : { Authorization: `Bearer ${key}` }
 
   async function send(method: string, path: string, body?: unknown): Promise<Response> {
-    const url = `${origin}/__sandbox${path}`
+    const url = `${origin}${ADMIN}${path}`
     const init: RequestInit = {
       method,
       headers: body === undefined ? authorization : { ...authorization, 'Content-Type': 'application/json' },
@@ -144,7 +148,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
         { cause: error },
       )
     }
-    if (!response.ok) throw await errorOf(response, method, `/__sandbox${path}`, url)
+    if (!response.ok) throw await errorOf(response, method, `${ADMIN}${path}`, url)
     return response
   }
 
@@ -152,7 +156,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     const response = await send(method, path, body)
     const parsed = parseJson(await response.text())
     if (parsed === undefined) {
-      throw unexpected(response, method, `/__sandbox${path}`, `${origin}/__sandbox${path}`, 'no JSON body')
+      throw unexpected(response, method, `${ADMIN}${path}`, `${origin}${ADMIN}${path}`, 'no JSON body')
     }
     // The sandbox's own answer; checking it would take zod, which this file must not load.
     return parsed.value as T

@@ -4,10 +4,10 @@
  * CLI's `--limit name=value` and the `limits` option set them, and the README's Limits table is
  * this table (test/limits.test.ts holds the two equal).
  *
- * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
 
-export type LimitUnit = 'bytes' | 'count' | 'ms' | 'characters' | 'levels'
+type LimitUnit = 'bytes' | 'count' | 'ms' | 'characters' | 'levels'
 
 export interface Limit {
   readonly value: number

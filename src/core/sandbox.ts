@@ -3,32 +3,33 @@
  * adapter calls. Each call owns its data, so two sandboxes (two test files, two workers) never
  * see each other's pets. Platform-free: nothing here knows msw, Node or a browser.
  *
- * May import: other core files, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
-import { adminRoutes } from './admin.js'
-import type { SandboxHealth } from './admin-contract.js'
-import { createAuthenticator, DEFAULT_API_KEY, maskKey } from './auth.js'
-import { parseBaseUrl } from './base-url.js'
-import { createClock } from './clock.js'
-import type { Pet, StoreState } from './contract.js'
-import { createCorsPolicy } from './cors.js'
-import { createCounters } from './counters.js'
-import { createDelays } from './delays.js'
-import { createEventBus } from './events.js'
-import { generatePets } from './generate.js'
-import { createPipeline } from './handle.js'
-import type { CoreRequest, CoreResponse, Surface } from './http.js'
-import { createJournal, type RequestJournal } from './journal.js'
+import { adminRoutes } from './admin/operations.js'
+import type { SandboxHealth } from './admin/contract.js'
+import { createAuthenticator, DEFAULT_API_KEY, maskKey } from './api/auth.js'
+import { parseBaseUrl } from './http/base-url.js'
+import { createClock } from './admin/clock.js'
+import type { Pet, StoreState } from './api/contract.js'
+import { createCorsPolicy } from './http/cors.js'
+import { createCounters } from './admin/counters.js'
+import { createDelays } from './admin/delays.js'
+import { createEventBus } from './admin/events.js'
+import { generatePets } from './api/generate.js'
+import { createPipeline } from './pipeline.js'
+import type { CoreRequest, CoreResponse, Surface } from './http/http.js'
+import { createJournal, type RequestJournal } from './admin/journal.js'
 import { resolveLimits, type LimitName, type Limits } from './limits.js'
-import { createListCache } from './list-cache.js'
-import { createNotices, type Notices } from './notices.js'
-import { petRoutes } from './pets.js'
-import { createRandom } from './random.js'
-import { createRouteTable } from './routes.js'
-import { createScenarioBook, createTraffic, type ScenarioBook } from './scenarios.js'
-import { bundledSeed, parseSeed } from './seed.js'
-import type { AllowedHosts } from './local.js'
-import { siteRoutes } from './site.js'
+import { checkSandboxOptions } from './options.js'
+import { createListCache } from './api/list-cache.js'
+import { createNotices, type Notices } from './admin/notices.js'
+import { petRoutes } from './api/operations.js'
+import { createRandom } from './api/random.js'
+import { createRouteTable } from './http/routes.js'
+import { createScenarioBook, createTraffic, type ScenarioBook } from './admin/scenarios.js'
+import { bundledSeed, parseSeed } from './api/seed.js'
+import type { AllowedHosts } from './http/local.js'
+import { siteRoutes } from './docs/site.js'
 import {
   healthOf,
   resetState,
@@ -37,9 +38,9 @@ import {
   type Asset,
   type HostUsage,
   type SandboxState,
-} from './state.js'
-import { asyncStore, type PetStore } from './store.js'
-import { createTenants } from './tenants.js'
+} from './admin/state.js'
+import { asyncStore, type PetStore } from './api/store.js'
+import { createTenants } from './admin/tenants.js'
 
 export interface SandboxOptions {
   /** Keys accepted as `Authorization: Bearer <key>`. Default: `["petstore-sandbox-key"]`. */
@@ -125,8 +126,6 @@ export interface SandboxCore {
    * HTTP server are thin adapters around it; write your own the same way.
    */
   handle(request: CoreRequest): Promise<CoreResponse>
-  /** The most body bytes the route of a request reads: read at most one more, and say `truncated`. */
-  bodyLimit(method: string, target: string): number
   /** Ends every pending delay at once (their requests answer now): what a shutdown does last. */
   cutDelays(): void
 }
@@ -140,8 +139,6 @@ export interface Hosting {
   readonly allowedHosts?: AllowedHosts
   /** Server: origins whose pages may call the API besides local ones, or `*` for any. */
   readonly corsOrigins?: readonly string[]
-  /** Where notices go (a tenant evicted), summarised when repeated. Default: console.warn. */
-  readonly notice?: (line: string) => void
   /** The host's own summariser, so its notices and the core's share one window per kind. */
   readonly notices?: Notices
   /** Server: believe Forwarded and X-Forwarded-Proto/Host for the server's own origin. */
@@ -161,25 +158,9 @@ const IN_PROCESS: Hosting = { surface: 'in-process' }
  * response.status // 401: no key
  */
 export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting = IN_PROCESS): SandboxCore {
+  checkSandboxOptions(options)
   const apiKeys = Object.freeze([...(options.apiKeys ?? [DEFAULT_API_KEY])])
-  // The named options keep their own messages; everything else is checked by the limits table.
   const { maxBodyBytes, maxTenants, maxCreatedPets, journalLimit } = options
-  if (maxBodyBytes !== undefined && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)) {
-    throw new TypeError(`Failed to create the sandbox: maxBodyBytes must be a positive integer, got ${maxBodyBytes}`)
-  }
-  if (options.generate !== undefined && (!Number.isSafeInteger(options.generate) || options.generate < 0)) {
-    throw new TypeError(`Failed to create the sandbox: generate must be a whole number, got ${options.generate}`)
-  }
-  // The default key's tenant is never evicted, so the cap holds it and at least one more.
-  if (maxTenants !== undefined && (!Number.isSafeInteger(maxTenants) || maxTenants < 2)) {
-    throw new TypeError(`Failed to create the sandbox: maxTenants must be an integer of at least 2, got ${maxTenants}`)
-  }
-  if (maxCreatedPets !== undefined && (!Number.isSafeInteger(maxCreatedPets) || maxCreatedPets < 0)) {
-    throw new TypeError(`Failed to create the sandbox: maxCreatedPets must be a whole number, got ${maxCreatedPets}`)
-  }
-  if (journalLimit !== undefined && (!Number.isSafeInteger(journalLimit) || journalLimit < 0)) {
-    throw new TypeError(`Failed to create the sandbox: journalLimit must be a whole number, got ${journalLimit}`)
-  }
   const limits = resolveLimits({
     ...options.limits,
     ...(maxBodyBytes !== undefined && { bodyBytes: maxBodyBytes }),
@@ -189,13 +170,9 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
   })
   const notices =
     hosting.notices ??
-    createNotices(
-      hosting.notice ??
-        ((line: string) => {
-          console.warn(`petstore-sandbox: ${line}`)
-        }),
-      limits.noticeWindowMs,
-    )
+    createNotices((line: string) => {
+      console.warn(`petstore-sandbox: ${line}`)
+    }, limits.noticeWindowMs)
   const delays = createDelays()
   const isolated = options.isolate ?? false
   const base = parseBaseUrl(options.baseUrl)
@@ -218,9 +195,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
   const build = (seed: readonly Pet[]): SandboxState => ({
     basePath: base.path,
     isolated,
-    apiKeys,
     defaultKey,
-    maxBodyBytes: limits.bodyBytes,
     limits,
     notices,
     listCache,
@@ -252,15 +227,18 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     startedAt,
     assets: hosting.assets ?? (() => undefined),
   })
-  // A generated seed loads faker first; every other seed is ready at once, so requests need not wait.
+  // Given fixtures are checked now, so a bad one fails createSandbox. The bundled seed is read on
+  // first use (the main entry makes its default sandbox on import, and must build nothing then);
+  // a generated seed loads faker first.
+  const fixtures = options.fixtures === undefined ? undefined : parseSeed(options.fixtures)
   let ready: SandboxState | undefined
   let pending: Promise<SandboxState> | undefined
-  if (options.generate === undefined) {
-    ready = build(options.fixtures === undefined ? bundledSeed() : parseSeed(options.fixtures))
-  } else {
-    pending = generatePets(options.generate, options.randomSeed).then((pets) => (ready = build(pets)))
+  const { generate } = options
+  if (generate !== undefined) {
+    pending = generatePets(generate, options.randomSeed).then((pets) => (ready = build(pets)))
   }
-  const state = (): SandboxState | Promise<SandboxState> => ready ?? (pending as Promise<SandboxState>)
+  const state = (): SandboxState | Promise<SandboxState> =>
+    ready ?? pending ?? (ready = build(fixtures ?? bundledSeed()))
   const whenReady = async (): Promise<SandboxState> => state()
 
   const routes = [...petRoutes(base.path), ...adminRoutes, ...siteRoutes()]
@@ -274,7 +252,10 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     state,
     allowedHosts: hosting.allowedHosts ?? [],
     trustProxy: hosting.trustProxy ?? false,
-    cors: hosting.surface === 'server' ? createCorsPolicy(routes, hosting.corsOrigins ?? []) : undefined,
+    cors:
+      hosting.surface === 'server'
+        ? createCorsPolicy(routes, hosting.corsOrigins ?? [], hosting.trustProxy ?? false)
+        : undefined,
     onUnexpectedError: (error, request) => {
       console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.target}`, error)
     },
@@ -289,7 +270,10 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     async reset(key) {
       resetState(await whenReady(), key)
     },
-    scenariosFor: (key) => ready?.tenants.scenariosFor(key),
+    scenariosFor: (key) => {
+      const current = state()
+      return current instanceof Promise ? undefined : current.tenants.scenariosFor(key)
+    },
     tenant: (key) => asyncStore(async () => (await whenReady()).tenants.storeFor(key)),
     snapshot: async (key) => snapshotState(await whenReady(), key),
     async restore(input, key) {
@@ -304,7 +288,6 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     health: async () => healthOf(await whenReady()),
     limits,
     handle: (request) => pipeline.handle(request),
-    bodyLimit: (method, target) => pipeline.bodyLimit(method, target),
     cutDelays: () => {
       delays.cut()
     },

@@ -2,84 +2,25 @@
  * The dashboard's calls to the admin routes under `/__sandbox` and to the API, and the shapes
  * they answer. Every refusal becomes an Error carrying the sandbox's own message.
  *
- * May import: nothing (browser fetch only).
+ * May import: the core's contract files (types only, erased in the bundle) and its mounts.
  */
 
-export const ADMIN = '/__sandbox'
+import type { JournalEntry as Entry, PetPage } from '../core/admin/contract.js'
+import { ADMIN_PATH as ADMIN } from '../core/http/mounts.js'
 
-export type PetStatus = 'available' | 'pending' | 'sold'
+export { ADMIN }
+export type {
+  PetPage,
+  SandboxHealth as Health,
+  Scenario,
+  ScenarioInput,
+  Tenant,
+  Traffic,
+} from '../core/admin/contract.js'
 
-export interface Pet {
-  id: number
-  name: string
-  categoryId: number
-  status?: PetStatus
-  created: boolean
-}
-
-export interface PetPage {
-  total: number
-  offset: number
-  limit: number
-  pets: Pet[]
-}
-
-export interface Health {
-  status: string
-  version: string
-  uptimeSeconds: number
-  pets: number
-  mode: 'shared' | 'isolated'
-  tenants: number
-  evictions: number
-}
-
-export interface Tenant {
-  id: string
-  label: string
-  pets: number
-  createdSinceReset: number
-}
-
-export interface JournalEntry {
-  id: number
-  time: string
-  operation: string | null
-  method: string
-  url: string
-  path: string
-  query: Record<string, string | string[]>
-  headers: Record<string, string>
-  body?: unknown
-  status: number
-  durationMs: number
-  /** The tenant's masked label (isolated mode), or null. */
-  tenant?: string | null
-  /** The tenant's handle, when the server sends it (lets the live journal filter exactly). */
-  tenantId?: string | null
-}
-
-export interface Scenario {
-  id: number
-  operation: string
-  status?: number
-  delayMs?: number
-  retryAfterSeconds?: number
-  remaining?: number
-}
-
-export interface ScenarioInput {
-  operation: 'listPets' | 'createPet' | 'getPet' | '*'
-  status?: number
-  delayMs?: number
-  times?: number
-}
-
-export interface Traffic {
-  seconds: number
-  now: number
-  series: { t: number; c2xx: number; c3xx: number; c4xx: number; c5xx: number }[]
-}
+/** A journal entry as the event stream sends it: with the tenant's handle, to filter exactly. */
+export type JournalEntry = Entry & { readonly tenantId?: string | null }
+export type Pet = PetPage['pets'][number]
 
 /** The tenant every scoped call is made for (isolated mode) and its label, or none. */
 export const scope: { tenant: string | undefined; label: string | undefined } = { tenant: undefined, label: undefined }

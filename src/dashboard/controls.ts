@@ -7,7 +7,7 @@
 import { adminUrl, call, getJson, scope, sendJson, type Scenario, type ScenarioInput } from './api.js'
 import { alertIn, byId, h, messageOf, say } from './dom.js'
 
-export const PRESETS: readonly (readonly [string, ScenarioInput])[] = [
+const PRESETS: readonly (readonly [string, ScenarioInput])[] = [
   ['The next createPet fails with 503', { operation: 'createPet', status: 503, times: 1 }],
   ['listPets slow by 2 s', { operation: 'listPets', delayMs: 2000 }],
   ['getPet answers 404 twice', { operation: 'getPet', status: 404, times: 2 }],

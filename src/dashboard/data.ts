@@ -8,7 +8,7 @@
 import { adminUrl, getJson, sendJson, type Pet, type PetPage } from './api.js'
 import { alertIn, byId, h, messageOf, num, say } from './dom.js'
 
-export const PAGE_SIZE = 50
+const PAGE_SIZE = 50
 const CATEGORIES = ['dogs', 'cats', 'birds', 'fish', 'reptiles', 'small mammals']
 
 let offset = 0
@@ -141,7 +141,7 @@ export function setUpData(apiKey: string, apiBase: string): void {
 }
 
 /** The API's rule for name: 1 to 255 characters, at least one not a space. */
-export function checkName(value: string): string {
+function checkName(value: string): string {
   if (value.length === 0) return 'Enter a name.'
   if (value.length > 255) return `The name is ${value.length} characters long; at most 255.`
   if (!/\S/.test(value)) return 'The name needs a character that is not a space.'
@@ -149,7 +149,7 @@ export function checkName(value: string): string {
 }
 
 /** The API's rule for categoryId: an integer JavaScript holds exactly. */
-export function checkCategory(value: string): string {
+function checkCategory(value: string): string {
   const text = value.trim()
   if (text === '') return 'Enter a category id.'
   if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {

@@ -10,24 +10,9 @@ import { adminUrl, getJson, scope, type JournalEntry } from './api.js'
 import { byId, h, messageOf } from './dom.js'
 
 const CAP = 200
-const REASONS: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  204: 'No Content',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  410: 'Gone',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  503: 'Service Unavailable',
-  507: 'Insufficient Storage',
-}
+// Node's own reason phrases (node:http's STATUS_CODES), put in by the build (scripts/build-dashboard.mjs).
+declare const STATUS_REASONS: Readonly<Record<number, string>>
+const REASONS = STATUS_REASONS
 
 const entries = new WeakMap<Element, JournalEntry>()
 let newest = 0
@@ -167,7 +152,7 @@ function showDetails(entry: JournalEntry): void {
     ['Duration', `${entry.durationMs} ms`],
     ['Operation', entry.operation ?? 'none'],
   ]
-  if (entry.tenant !== undefined && entry.tenant !== null) pairs.push(['Tenant', entry.tenant])
+  if (entry.tenant !== null) pairs.push(['Tenant', entry.tenant])
   const headers = Object.entries(entry.headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n')

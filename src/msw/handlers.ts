@@ -6,8 +6,9 @@
  * May import: msw, and the core's public types and base-url helpers. Never node:* or express.
  */
 import { http, type HttpHandler } from 'msw'
-import { routePattern, type BaseUrl } from '../core/base-url.js'
-import { isEventStream, type BodyRead, type CoreResponse, type RequestHeaders } from '../core/http.js'
+import { routePattern, type BaseUrl } from '../core/http/base-url.js'
+import { ADMIN_PATH } from '../core/http/mounts.js'
+import { isEventStream, type BodyRead, type CoreResponse, type RequestHeaders } from '../core/http/http.js'
 import type { SandboxCore } from '../core/sandbox.js'
 
 export interface MswHandlers {
@@ -17,12 +18,12 @@ export interface MswHandlers {
   readonly admin: HttpHandler
 }
 
-/** The handlers of one core; `core` is called per request, so a default sandbox can be made on first use. */
-export function createMswHandlers(core: () => SandboxCore, base: BaseUrl): MswHandlers {
+/** The handlers of one core. */
+export function createMswHandlers(core: SandboxCore, base: BaseUrl): MswHandlers {
   const answer = async ({ request }: { request: Request }): Promise<Response> => {
     // msw's URL is already normalised (fetch removed dot segments): the core routes it as it is.
     // The body is read only if the core asks for it, within the cap it names.
-    const response = await core().handle({
+    const response = await core.handle({
       method: request.method,
       target: request.url,
       headers: headersOf(request.headers),
@@ -35,7 +36,7 @@ export function createMswHandlers(core: () => SandboxCore, base: BaseUrl): MswHa
   }
   return {
     api: http.all(routePattern(base, '(?:/.*)?'), answer),
-    admin: http.all(routePattern({ origin: base.origin, path: '/__sandbox' }, '(?:/.*)?'), answer),
+    admin: http.all(routePattern({ origin: base.origin, path: ADMIN_PATH }, '(?:/.*)?'), answer),
   }
 }
 
@@ -77,7 +78,6 @@ function headersOf(headers: Headers): RequestHeaders {
 /** At most `limit + 1` bytes of the body: enough for the core to see that it is too large. */
 async function readBody(request: Request, limit: number): Promise<BodyRead> {
   if (request.body === null) return { body: null, truncated: false }
-  if (Number(request.headers.get('content-length') ?? 0) > limit) return { body: null, truncated: true }
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
   let total = 0

@@ -5,8 +5,8 @@
  *
  * May import: node:*, the core, the other files here. Never msw.
  */
-import { readFileSync } from 'node:fs'
-import type { Asset } from '../core/state.js'
+import type { Asset } from '../core/admin/state.js'
+import { readPackageFile } from './package-files.js'
 
 /** Each asset by the name the core asks for: its file under dist/assets, and its type. */
 const FILES: Readonly<Record<string, { file: string; type: string }>> = {
@@ -16,9 +16,6 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   'ui/app.css': { file: 'dashboard/app.css', type: 'text/css; charset=utf-8' },
 }
 
-// The same code runs as dist/src/node/assets.js, inside the bundled dist/cli.cjs, and from src/ in tests.
-const CANDIDATES = ['../../assets/', './assets/', '../../dist/assets/']
-
 /** A lookup of the shipped assets by file name; unknown names are undefined. */
 export function createAssets(): (name: string) => Asset | undefined {
   const cache = new Map<string, Asset>()
@@ -27,7 +24,7 @@ export function createAssets(): (name: string) => Asset | undefined {
     if (known === undefined) return undefined
     let asset = cache.get(name)
     if (asset === undefined) {
-      const bytes = read(known.file)
+      const bytes = readPackageFile(`dist/assets/${known.file}`)
       const { type } = known
       if (bytes === undefined) return undefined
       asset = { type, bytes }
@@ -35,15 +32,4 @@ export function createAssets(): (name: string) => Asset | undefined {
     }
     return asset
   }
-}
-
-function read(name: string): Uint8Array | undefined {
-  for (const directory of CANDIDATES) {
-    try {
-      return readFileSync(new URL(`${directory}${name}`, import.meta.url))
-    } catch {
-      // Not at this level; try the next.
-    }
-  }
-  return undefined
 }

@@ -5,12 +5,14 @@
  * May import: node:*, commander, and the Node adapter. Never msw.
  */
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { DEFAULT_API_KEY } from '../core/auth.js'
+import { DEFAULT_API_KEY } from '../core/api/auth.js'
+import { ADMIN_PATH } from '../core/http/mounts.js'
 import { isLimitName, LIMIT_NAMES, LIMITS, parseLimitValue, type LimitName } from '../core/limits.js'
-import type { Pet } from '../core/contract.js'
+import { optionProblem, type OptionName } from '../core/options.js'
+import type { Pet } from '../core/api/contract.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, startServer, type RunningServer } from './server.js'
-import { packageVersion } from './version.js'
+import { packageVersion } from './package-files.js'
 
 interface CliOptions {
   port: number
@@ -53,7 +55,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .addOption(
       option('-p, --port <number>', 'port to listen on, 0 for a free one', 'PORT')
         .default(DEFAULT_PORT)
-        .argParser(integer('port', 0, 65535)),
+        .argParser(checked('port', integer)),
     )
     .addOption(
       option('--host <address>', 'interface to bind (0.0.0.0 exposes it to the network)', 'PETSTORE_HOST').default(
@@ -73,7 +75,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .addOption(option('-w, --watch', 'reload the fixtures file when it changes', 'PETSTORE_WATCH'))
     .addOption(
       option('-g, --generate <count>', 'seed this many generated pets instead', 'PETSTORE_GENERATE').argParser(
-        integer('generate', 0, 2_000_000),
+        checked('generate', integer),
       ),
     )
     .addOption(
@@ -88,56 +90,56 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         '--api-key-pattern <regex>',
         'with --isolate, accept only keys matching this pattern',
         'PETSTORE_API_KEY_PATTERN',
-      ).argParser(pattern),
+      ).argParser(checked('apiKeyPattern', pattern)),
     )
     .addOption(
       option(
         '--max-tenants <count>',
         'with --isolate, keys whose data is kept; the least recently used goes past it (default: 1000)',
         'PETSTORE_MAX_TENANTS',
-      ).argParser(integer('max tenants', 2, 1_000_000)),
+      ).argParser(checked('maxTenants', integer)),
     )
     .addOption(
       option(
         '--max-created-pets <count>',
         'pets one key may create between two resets; then 507 (default: 1000000)',
         'PETSTORE_MAX_CREATED_PETS',
-      ).argParser(integer('max created pets', 0, 100_000_000)),
+      ).argParser(checked('maxCreatedPets', integer)),
     )
     .addOption(
       option(
         '--delay <ms|min-max>',
         'delay every API response by ms, or a random ms in min-max',
         'PETSTORE_DELAY',
-      ).argParser(delay),
+      ).argParser(checked('delay', delay)),
     )
     .addOption(
       option(
         '--failure-rate <0..1>',
         'answer this share of calls with a random 500 or 503',
         'PETSTORE_FAILURE_RATE',
-      ).argParser(rate),
+      ).argParser(checked('failureRate', rate)),
     )
     .addOption(
       option(
         '--random-seed <number>',
         'seed for --delay ranges, --failure-rate and --generate',
         'PETSTORE_RANDOM_SEED',
-      ).argParser(integer('random seed', 0, 2 ** 31)),
+      ).argParser(checked('randomSeed', integer)),
     )
     .addOption(
       option(
         '--now <date>',
         "the sandbox's clock starts here (ISO 8601), e.g. after getPet's sunset",
         'PETSTORE_NOW',
-      ).argParser(date),
+      ).argParser(checked('now', String)),
     )
     .addOption(
       option(
         '--journal-limit <count>',
         'requests kept in the journal (default: 1000)',
         'PETSTORE_JOURNAL_LIMIT',
-      ).argParser(integer('journal limit', 0, 1_000_000)),
+      ).argParser(checked('journalLimit', integer)),
     )
     .addOption(
       option(
@@ -160,7 +162,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         'PETSTORE_SHUTDOWN_TIMEOUT',
       )
         .default(DEFAULT_SHUTDOWN_TIMEOUT_MS)
-        .argParser(integer('shutdown timeout', 0, 600_000)),
+        .argParser(checked('shutdownTimeoutMs', integer)),
     )
     .addOption(
       option(
@@ -182,10 +184,6 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
 
   const options = program.opts<CliOptions>()
   if (options.watch === true && options.fixtures === undefined) program.error('error: --watch needs --fixtures <file>')
-  if (options.apiKeyPattern !== undefined && options.isolate !== true)
-    program.error('error: --api-key-pattern needs --isolate')
-  if (options.generate !== undefined && options.fixtures !== undefined)
-    program.error('error: use --fixtures or --generate, not both')
   const fixtures = options.fixtures === undefined ? undefined : await loadFixtures(options.fixtures)
   const log = (line: string) => {
     console.log(line)
@@ -279,8 +277,8 @@ async function printBanner(server: RunningServer, options: CliOptions): Promise<
       ...(conditions.length > 0 ? [`Simulating: ${conditions.join(', ')}`] : []),
       `Try:   curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`,
       `Docs:  ${server.url}/`,
-      `Dashboard: ${server.url}/__sandbox/`,
-      `Reset: curl -X POST ${server.url}/__sandbox/reset`,
+      `Dashboard: ${server.url}${ADMIN_PATH}/`,
+      `Reset: curl -X POST ${server.url}${ADMIN_PATH}/reset`,
       'Press Ctrl-C to stop.',
     ].join('\n'),
   )
@@ -311,33 +309,46 @@ function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdow
   process.on('SIGTERM', stop)
 }
 
-function integer(name: string, min: number, max: number) {
-  return (value: string): number => {
-    if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
-      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`)
-    }
-    return Number(value)
+/** What an error message calls an option, in the flags' words. */
+const WORDS: Readonly<Record<string, string>> = {
+  failureRate: 'failure rate',
+  now: 'date',
+  maxTenants: 'max tenants',
+  maxCreatedPets: 'max created pets',
+  journalLimit: 'journal limit',
+  randomSeed: 'random seed',
+  shutdownTimeoutMs: 'shutdown timeout',
+}
+
+/**
+ * A flag's value turned into its option's type by `parse`, then checked by the options schema
+ * (core/options.ts), the one place that says what each option accepts.
+ */
+function checked<T>(name: OptionName, parse: (text: string) => T) {
+  return (text: string): T => {
+    const value = parse(text)
+    const problem = optionProblem(name, value, (option) => WORDS[option] ?? option)
+    if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`)
+    return value
   }
 }
 
-function delay(value: string): number | { min: number; max: number } {
-  const match = /^(\d+)(?:-(\d+))?$/.exec(value)
-  const min = Number(match?.[1])
-  const max = match?.[2] === undefined ? min : Number(match[2])
-  if (match === null || max < min || max > LIMITS.delayMs.value) {
-    throw new InvalidArgumentError(
-      `delay must be milliseconds (e.g. 200) or a range (e.g. 100-500), at most ${LIMITS.delayMs.value}.`,
-    )
-  }
-  return match[2] === undefined ? min : { min, max }
+/** Digits as a number; anything else NaN, which no integer option accepts. */
+function integer(text: string): number {
+  return /^[0-9]+$/.test(text) ? Number(text) : Number.NaN
 }
 
-function rate(value: string): number {
-  const number = Number(value)
-  if (!/^(?:0|1|0?\.\d+|1\.0+)$/.test(value) || number > 1) {
-    throw new InvalidArgumentError('failure rate must be a number from 0 to 1, e.g. 0.1.')
-  }
-  return number
+/** `200` or `100-500`; anything else NaN, which the delay option refuses. */
+function delay(text: string): number | { min: number; max: number } {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(text)
+  if (match === null) return Number.NaN
+  const min = Number(match[1])
+  return match[2] === undefined ? min : { min, max: Number(match[2]) }
+}
+
+/** A decimal such as `0.1` or `.5`; anything else NaN, which the failure rate refuses. */
+function rate(text: string): number {
+  return /^(?:\d+|\d*\.\d+)$/.test(text) ? Number(text) : Number.NaN
 }
 
 function pattern(value: string): RegExp {
@@ -346,16 +357,6 @@ function pattern(value: string): RegExp {
   } catch (error) {
     throw new InvalidArgumentError(`not a valid regular expression: ${(error as Error).message}`)
   }
-}
-
-function date(value: string): string {
-  const iso = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/.exec(value)
-  // Date.parse rolls 2031-02-30 over into March; a date that does not come back unchanged is no date.
-  const day = iso?.[1]
-  const valid =
-    day !== undefined && !Number.isNaN(Date.parse(value)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
-  if (!valid) throw new InvalidArgumentError('date must be ISO 8601, e.g. 2031-01-01T00:00:00Z.')
-  return value
 }
 
 /** A repeatable option: each use adds one value; its environment variable, a comma-separated list. */
@@ -393,12 +394,7 @@ function limit(
 
 function origins(value: string, previous: string[] | undefined): string[] {
   const added = list(value, undefined)
-  for (const origin of added) {
-    if (origin !== '*' && !(URL.canParse(origin) && new URL(origin).origin === origin.replace(/\/$/, ''))) {
-      throw new InvalidArgumentError(
-        `${origin} is not an origin: use scheme://host[:port], e.g. https://app.example.com, or *.`,
-      )
-    }
-  }
+  const problem = optionProblem('corsOrigins', added)
+  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`)
   return [...(previous ?? []), ...added.map((origin) => origin.replace(/\/$/, ''))]
 }

@@ -5,9 +5,9 @@
  */
 import { unwatchFile, watchFile } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import type { Pet } from '../core/contract.js'
-import { readJson } from '../core/json.js'
-import { parseSeed } from '../core/seed.js'
+import type { Pet } from '../core/api/contract.js'
+import { readJson } from '../core/http/json.js'
+import { parseSeed } from '../core/api/seed.js'
 
 /** Thrown for a fixtures file that cannot be read or is not valid; the message names file, entry and field. */
 export class FixturesFileError extends Error {

@@ -11,8 +11,8 @@ import { once } from 'node:events'
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { DEFAULT_BASE_PATH } from '../core/base-url.js'
-import { SINGLE_HEADERS } from '../core/handle.js'
+import { DEFAULT_BASE_PATH } from '../core/http/base-url.js'
+import { SINGLE_HEADERS } from '../core/pipeline.js'
 import {
   errorAnswer,
   header,
@@ -21,13 +21,14 @@ import {
   type CoreRequest,
   type CoreResponse,
   type RequestHeaders,
-} from '../core/http.js'
+} from '../core/http/http.js'
 import { LIMITS, type Limits } from '../core/limits.js'
-import { createNotices, type Notices } from '../core/notices.js'
+import { checkServerOptions } from '../core/options.js'
+import { createNotices, type Notices } from '../core/admin/notices.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../core/sandbox.js'
-import { answerUnparsable } from '../core/unparsable.js'
+import { answerUnparsable } from '../core/http/unparsable.js'
 import { createAssets } from './assets.js'
-import { packageVersion } from './version.js'
+import { packageVersion } from './package-files.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 3210
@@ -89,6 +90,7 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = LIMITS.shutdownTimeoutMs.value
  * await server.close()
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  checkServerOptions(options)
   const {
     port = 0,
     host = DEFAULT_HOST,
@@ -99,11 +101,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     shutdownTimeoutMs = options.limits?.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     ...sandboxOptions
   } = options
-  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) {
-    throw new TypeError(
-      `Failed to start the server: shutdownTimeoutMs must be a whole number, got ${shutdownTimeoutMs}`,
-    )
-  }
   let connections = 0
   // One summariser for the core's notices (evictions, overflows) and the adapter's own (clients
   // gone, connections refused), so each kind shares one window. Its window is checked by the core.
@@ -177,8 +174,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // A request already answered on this connection goes out first, then this one's error. A
     // request cut short has no answer to wait for: a timeout still tells the client so (408).
     if (adapter.sockets.whenIdle(socket, answer)) return
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer()
-    else socket.destroy()
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      answer()
+    } else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING') {
+      // The parser handed the request over and then could not frame its body (`gzip` alone): the
+      // core answers it from its headers (501), and then the connection ends, within lingerMs.
+      const cut = () => {
+        socket.destroy()
+      }
+      adapter.sockets.whenAnswered(socket, cut)
+      setTimeout(cut, limits.lingerMs).unref()
+    } else {
+      socket.destroy()
+    }
   })
   // Node hands CONNECT over as a raw socket, with no error listener: a client reset on it would
   // end the process. The core answers it like any other request.
@@ -300,6 +308,8 @@ interface SocketTracker {
   end(socket: Duplex, request: IncomingMessage): void
   /** Runs `then` once every request on the socket is answered; false (and nothing run) when one is incomplete. */
   whenIdle(socket: Duplex, then: () => void): boolean
+  /** Runs `then` once every request on the socket is answered, complete or not. */
+  whenAnswered(socket: Duplex, then: () => void): void
 }
 
 interface Owed {
@@ -338,6 +348,11 @@ function createSocketTracker(): SocketTracker {
       if (entry.last !== undefined && !entry.last.complete) return false
       ;(entry.waiting ??= []).push(then)
       return true
+    },
+    whenAnswered(socket, then) {
+      const entry = owed(socket)
+      if (entry === undefined || entry.count === 0) then()
+      else (entry.waiting ??= []).push(then)
     },
   }
 }
@@ -481,8 +496,8 @@ function write(
 
 /**
  * Reads the body only when the core asks, and at most `limit + 1` bytes: enough for the core to
- * see that a body is too large without the rest being read. A declared length over the limit is
- * judged from the header alone. `unread` tells how much of the body is left in the connection.
+ * see that a body is too large without the rest being read (a declared length over the limit is
+ * refused by the core before it asks). `unread` tells how much of the body is left in the connection.
  *
  * A class, not a closure per request: the CLI bundle keeps function names (esbuild keepNames),
  * which costs a defineProperty for every named closure made, on every request.
@@ -511,7 +526,6 @@ class BodyReader {
   read(limit: number): Promise<BodyRead> {
     const { request, response } = this
     if (this.declared === undefined && !this.chunked) return Promise.resolve({ body: null, truncated: false })
-    if (this.length > limit) return Promise.resolve({ body: new Uint8Array(0), truncated: true })
     // The client waits for this before it sends the body (Expect: 100-continue).
     if (this.headers.expect !== undefined && !response.headersSent) response.writeContinue()
     // Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.

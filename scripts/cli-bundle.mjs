@@ -1,0 +1,40 @@
+// The CLI bundle's esbuild options, for scripts/bundle-cli.mjs (the shipped bundle) and for the
+// start-up benchmark's variant without the loader (bench/cli-startup/build-plain-bundle.mjs).
+
+// zod's namespace re-exports every locale's messages (a third of its code); the sandbox words its
+// own messages and uses zod's English default only, so the bundle carries English alone.
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(bundle) {
+    bundle.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined,
+    )
+    bundle.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js'",
+      resolveDir: process.cwd(),
+    }))
+  },
+}
+
+/** esbuild options for `src/node/cli.ts` as one minified CommonJS file at `outfile`; more plugins may follow. */
+export function cliBundleOptions(outfile, plugins = []) {
+  return {
+    entryPoints: ['src/node/cli.ts'],
+    outfile,
+    bundle: true,
+    minify: true,
+    // Class and function names stay, so an unexpected failure's stack still reads.
+    keepNames: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20.19',
+    // faker loads only with --generate.
+    external: ['@faker-js/faker'],
+    plugins: [englishOnly, ...plugins],
+    // The sources find their package's files from import.meta.url, which CommonJS spells differently.
+    define: { 'import.meta.url': '__importMetaUrl' },
+    banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    legalComments: 'none',
+    logLevel: 'warning',
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * The sandbox's clock. With `now` given, time starts there and runs on from it, so a demo can
+ * rehearse the day after getPet's sunset while everything else (uptime, delays) stays real.
+ *
+ * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ */
+export type Clock = () => Date
+
+export function createClock(now: Date | string | undefined): Clock {
+  if (now === undefined) return () => new Date()
+  const start = typeof now === 'string' ? new Date(now) : now
+  const offset = start.getTime() - Date.now()
+  return () => new Date(Date.now() + offset)
+}

@@ -1,0 +1,120 @@
+/**
+ * The shapes of the admin routes' answers, as zod schemas: the types of the journal, scenarios
+ * and health, and their part of the OpenAPI document.
+ *
+ * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ */
+import { z } from 'zod'
+import { PetSchema } from '../api/contract.js'
+import { LIMIT_NAMES, LIMITS } from '../limits.js'
+
+export const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const
+export type OperationId = (typeof OPERATIONS)[number]
+
+/** The failures a scenario can simulate: what the interface or any HTTP service can answer. */
+export const SCENARIO_STATUSES = [401, 404, 429, 500, 503] as const
+export const MAX_DELAY_MS = LIMITS.delayMs.value
+/** Scenarios without `times` stay until cleared: a cap keeps a runaway script from growing memory. */
+export const MAX_SCENARIOS = LIMITS.scenarios.value
+
+export const ScenarioInputSchema = z
+  .object({
+    operation: z.enum([...OPERATIONS, '*']).default('*'),
+    status: z.literal(SCENARIO_STATUSES).optional(),
+    delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
+    times: z.int().min(1).optional(),
+    retryAfterSeconds: z.int().min(0).max(86_400).optional(),
+  })
+  .strict()
+  .superRefine((scenario, context) => {
+    if (scenario.status === undefined && scenario.delayMs === undefined) {
+      context.addIssue({ code: 'custom', path: ['status'], message: 'or delayMs is required' })
+    }
+    if (scenario.status === 404 && scenario.operation !== 'getPet') {
+      context.addIssue({ code: 'custom', path: ['status'], message: '404 is only a getPet answer' })
+    }
+  })
+
+export const JournalEntrySchema = z
+  .object({
+    id: z.int().min(1).meta({ description: 'Increases by one per recorded request, across drops' }),
+    time: z.string().meta({ description: 'When the request arrived, on the sandbox clock (ISO 8601)' }),
+    operation: z.enum(OPERATIONS).nullable().meta({ description: 'null for requests that matched no operation' }),
+    method: z.string(),
+    url: z.string(),
+    path: z.string().meta({ description: 'The path as sent' }),
+    query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+    headers: z.record(z.string(), z.string()).meta({ description: 'With the Authorization credential redacted' }),
+    body: z.unknown().meta({ description: 'createPet: the body parsed as JSON, or its text when it is not JSON' }),
+    status: z.int(),
+    durationMs: z.number(),
+    tenant: z.string().nullable().meta({ description: 'Isolated mode: the key, masked; otherwise null' }),
+  })
+  .meta({ description: 'One request the API answered' })
+
+export const ScenarioSchema = z.object({
+  id: z.int().min(1),
+  operation: z.enum([...OPERATIONS, '*']),
+  status: z.literal(SCENARIO_STATUSES).optional(),
+  delayMs: z.int().min(0).optional(),
+  retryAfterSeconds: z.int().min(0).optional(),
+  remaining: z.int().min(1).optional().meta({ description: 'Calls left; absent: until cleared' }),
+})
+
+export const SandboxHealthSchema = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  uptimeSeconds: z.int().min(0),
+  pets: z.int().min(0).meta({ description: "Pets in the default key's data" }),
+  mode: z.enum(['shared', 'isolated']),
+  tenants: z.int().min(0),
+  evictions: z.int().min(0).meta({ description: 'Tenants evicted (least recently used, past the cap) since start' }),
+  dashboard: z.string().meta({ description: "The dashboard's path on the server" }),
+  limits: z
+    .record(
+      z.enum(LIMIT_NAMES),
+      z.object({
+        budget: z.int().min(0),
+        used: z.int().min(0).nullable().meta({ description: 'Use now; null for a budget that bounds each request' }),
+        unit: z.enum(['bytes', 'count', 'ms', 'characters', 'levels']),
+      }),
+    )
+    .meta({ description: 'Every budget of the limits table beside its use now' }),
+})
+
+export const TenantSchema = z.object({
+  id: z.string().meta({ description: 'The handle that names the tenant in ?tenant=, never its key' }),
+  label: z.string().meta({ description: '"default", or the key masked' }),
+  pets: z.int().min(0),
+  createdSinceReset: z.int().min(0),
+})
+
+export const PetPageSchema = z.object({
+  total: z.int().min(0).meta({ description: 'Pets matching the filter in the whole store' }),
+  offset: z.int().min(0),
+  limit: z.int().min(1),
+  pets: z.array(PetSchema.extend({ created: z.boolean().meta({ description: 'Created since the last reset' }) })),
+})
+
+export const TrafficSchema = z.object({
+  seconds: z.int(),
+  now: z.int().meta({ description: 'Epoch milliseconds' }),
+  series: z.array(
+    z.object({
+      t: z.int().meta({ description: 'Epoch seconds' }),
+      c2xx: z.int(),
+      c3xx: z.int(),
+      c4xx: z.int(),
+      c5xx: z.int(),
+    }),
+  ),
+})
+
+export type JournalEntry = Readonly<z.infer<typeof JournalEntrySchema>>
+export type Scenario = Readonly<z.infer<typeof ScenarioSchema>>
+export type SandboxHealth = z.infer<typeof SandboxHealthSchema>
+/** What to simulate: `times` calls of `operation` (all calls when left out), `*` for every operation. */
+export type ScenarioInput = z.input<typeof ScenarioInputSchema>
+export type PetPage = z.infer<typeof PetPageSchema>
+export type Tenant = z.infer<typeof TenantSchema>
+export type Traffic = z.infer<typeof TrafficSchema>

@@ -1,0 +1,53 @@
+/**
+ * Requests per second by status class over the last five minutes: what the dashboard's chart
+ * draws. The journal keeps 1,000 entries, which minutes of traffic outrun; these counters keep
+ * 300 seconds in a ring, four numbers each, whatever the rate.
+ *
+ * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ */
+
+export const COUNTER_SECONDS = 300
+
+interface SecondCounts {
+  /** Epoch seconds. */
+  readonly t: number
+  readonly c2xx: number
+  readonly c3xx: number
+  readonly c4xx: number
+  readonly c5xx: number
+}
+
+export interface Counters {
+  record(status: number, nowMs: number): void
+  /** The last COUNTER_SECONDS seconds up to now, oldest first, empty seconds as zeros. */
+  series(nowMs: number): SecondCounts[]
+}
+
+export function createCounters(): Counters {
+  // Slot i holds second `seconds[i]`; a slot whose second has passed out of the window is stale.
+  const seconds = new Float64Array(COUNTER_SECONDS).fill(-1)
+  const counts = new Uint32Array(COUNTER_SECONDS * 4)
+  return {
+    record(status, nowMs) {
+      const second = Math.floor(nowMs / 1000)
+      const slot = second % COUNTER_SECONDS
+      if (seconds[slot] !== second) {
+        seconds[slot] = second
+        counts.fill(0, slot * 4, slot * 4 + 4)
+      }
+      const kind = Math.min(Math.max(Math.floor(status / 100) - 2, 0), 3)
+      counts[slot * 4 + kind] = (counts[slot * 4 + kind] ?? 0) + 1
+    },
+    series(nowMs) {
+      const now = Math.floor(nowMs / 1000)
+      const series: SecondCounts[] = []
+      for (let t = now - COUNTER_SECONDS + 1; t <= now; t++) {
+        const slot = t % COUNTER_SECONDS
+        const live = seconds[slot] === t
+        const at = (kind: number) => (live ? (counts[slot * 4 + kind] ?? 0) : 0)
+        series.push({ t, c2xx: at(0), c3xx: at(1), c4xx: at(2), c5xx: at(3) })
+      }
+      return series
+    },
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * The request journal: what clients actually sent and what they got, newest last, bounded in
+ * entries and in bytes (the journalEntries and journalBytes limits) so a long demo never grows
+ * without limit: the oldest entries are dropped as new ones come, one for one.
+ *
+ * Recording keeps references only (the headers object, the body, the target); entries are
+ * built when someone reads the journal. Recording sits on every request's path, reading rarely.
+ *
+ * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ */
+import type { JournalEntry, OperationId } from './contract.js'
+import { header, type RequestHeaders } from '../http/http.js'
+import { LIMITS } from '../limits.js'
+import { parseTarget } from '../http/target.js'
+
+/** What an entry costs besides its target, headers and body: its fields and the objects around them. */
+const ENTRY_OVERHEAD_BYTES = 256
+
+export type { JournalEntry }
+
+export interface JournalFilter {
+  operation?: OperationId | null
+  method?: string
+  status?: number
+}
+
+export interface RequestJournal {
+  /** Every recorded request, oldest first. */
+  all(): JournalEntry[]
+  /** The recorded requests matching every given field. */
+  filter(filter: JournalFilter): JournalEntry[]
+  /** The newest recorded request, if any. */
+  last(): JournalEntry | undefined
+  clear(): void
+}
+
+/** What the core hands over per request: cheap to take, turned into a JournalEntry on reading. */
+export interface Recorded {
+  /** Epoch milliseconds on the sandbox's clock. */
+  readonly time: number
+  readonly operation: OperationId | null
+  readonly method: string
+  readonly target: string
+  readonly headers: RequestHeaders
+  /** The headers' size, when the adapter counted it; else the journal counts it. */
+  readonly headerBytes?: number
+  readonly body: unknown
+  /** The body's size as sent, in bytes: what the journal counts for it. */
+  readonly bodyBytes: number
+  readonly status: number
+  readonly durationMs: number
+  /** The key the request authenticated with, if it did. */
+  readonly tenant: string | undefined
+}
+
+export interface WritableJournal extends RequestJournal {
+  /** False when the limit is 0: callers can skip recording at all. */
+  readonly enabled: boolean
+  /** Keeps a request; false when it was not kept (larger than the whole byte budget). */
+  record(recorded: Recorded): boolean
+  /** Entries recorded for one tenant's key (isolated mode). */
+  forTenant(tenant: string): JournalEntry[]
+  /** Drops one tenant's entries. */
+  clearTenant(tenant: string): void
+  /** The entries kept, and their estimated size in bytes. */
+  usage(): { entries: number; bytes: number }
+}
+
+interface Item {
+  readonly id: number
+  readonly recorded: Recorded
+  readonly bytes: number
+  entry?: JournalEntry
+}
+
+/** `label` names a tenant's key in entries: masked in isolated mode, null when there is one tenant. */
+export function createJournal(
+  limit: number,
+  label: (key: string) => string | null = () => null,
+  maxBytes: number = LIMITS.journalBytes.value,
+): WritableJournal {
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new TypeError(`Failed to create the sandbox: journalLimit must be a whole number, got ${limit}`)
+  }
+  // A queue: items[head..] are kept. Dropping moves head; the array is compacted now and then,
+  // so recording is O(1) and never holds more than the budgets allow.
+  let items: Item[] = []
+  let head = 0
+  let bytes = 0
+  let nextId = 1
+  const entryOf = (item: Item): JournalEntry => (item.entry ??= toEntry(item.id, item.recorded, label))
+  const kept = () => items.slice(head)
+  const replaceWith = (next: Item[]) => {
+    items = next
+    head = 0
+    bytes = next.reduce((sum, item) => sum + item.bytes, 0)
+  }
+
+  return {
+    enabled: limit > 0 && maxBytes > 0,
+    record(recorded) {
+      if (limit === 0 || maxBytes === 0) return false
+      const size = sizeOf(recorded)
+      // An entry larger than the whole budget is not kept, and drops nothing.
+      if (size > maxBytes) return false
+      items.push({ id: nextId++, recorded, bytes: size })
+      bytes += size
+      while (items.length - head > limit || bytes > maxBytes) {
+        bytes -= (items[head] as Item).bytes
+        items[head] = undefined as unknown as Item
+        head++
+      }
+      if (head > 1024 && head * 2 > items.length) {
+        items = items.slice(head)
+        head = 0
+      }
+      return true
+    },
+    all: () => kept().map(entryOf),
+    filter: (filter) =>
+      kept()
+        .map(entryOf)
+        .filter((entry) => matchesFilter(entry, filter)),
+    last: () => {
+      const item = items.length > head ? items.at(-1) : undefined
+      return item === undefined ? undefined : entryOf(item)
+    },
+    forTenant: (tenant) => kept().flatMap((item) => (item.recorded.tenant === tenant ? [entryOf(item)] : [])),
+    clear() {
+      replaceWith([])
+    },
+    clearTenant(tenant) {
+      replaceWith(kept().filter((item) => item.recorded.tenant !== tenant))
+    },
+    usage: () => ({ entries: items.length - head, bytes }),
+  }
+}
+
+/** An estimate of what an entry holds: its target, headers and body as sent, and a fixed overhead. */
+function sizeOf(recorded: Recorded): number {
+  let size = ENTRY_OVERHEAD_BYTES + recorded.target.length + recorded.bodyBytes
+  if (recorded.headerBytes !== undefined) return size + recorded.headerBytes
+  const { headers } = recorded
+  for (const name in headers) {
+    const value = headers[name]
+    size += name.length + (typeof value === 'string' ? value.length : (value?.join('').length ?? 0))
+  }
+  return size
+}
+
+function toEntry(id: number, recorded: Recorded, label: (key: string) => string | null): JournalEntry {
+  const target = parseTarget(recorded.target)
+  // Object.fromEntries defines each name as an own property: a name such as __proto__ is only data.
+  const params = new URLSearchParams(target?.query ?? '')
+  const query: Record<string, string | string[]> = Object.fromEntries(
+    [...new Set(params.keys())].map((name) => {
+      const values = params.getAll(name)
+      return [name, values.length === 1 ? (values[0] ?? '') : values]
+    }),
+  )
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(recorded.headers).flatMap(([name, value]) => {
+      if (value === undefined) return []
+      const text = typeof value === 'string' ? value : value.join(', ')
+      return [[name, name === 'authorization' || name === 'proxy-authorization' ? redact(text) : text]]
+    }),
+  )
+  const origin = target?.origin ?? `http://${header(recorded.headers, 'host') ?? 'localhost'}`
+  return Object.freeze({
+    id,
+    time: new Date(recorded.time).toISOString(),
+    operation: recorded.operation,
+    method: recorded.method,
+    url: target?.origin === undefined ? `${origin}${recorded.target}` : recorded.target,
+    path: target?.path ?? recorded.target,
+    query,
+    headers,
+    body: recorded.body,
+    status: recorded.status,
+    durationMs: Math.round(recorded.durationMs * 100) / 100,
+    tenant: recorded.tenant === undefined ? null : label(recorded.tenant),
+  })
+}
+
+/** Keeps a scheme visible (a wrong scheme is a common mistake); a credential, never. */
+function redact(value: string): string {
+  const match = /^(\S+)\s+\S/.exec(value.trim())
+  return match === null ? '[redacted]' : `${match[1] ?? ''} [redacted]`
+}
+
+/** Whether an entry has every field a filter gives; the method in any case. */
+export function matchesFilter(entry: JournalEntry, filter: JournalFilter): boolean {
+  return (
+    (filter.operation === undefined || entry.operation === filter.operation) &&
+    (filter.method === undefined || entry.method === filter.method.toUpperCase()) &&
+    (filter.status === undefined || entry.status === filter.status)
+  )
+}

@@ -1,0 +1,342 @@
+/**
+ * The admin routes under `/__sandbox`, rows of the same route table as the API: reset, the
+ * request journal, scenarios, state in and out, health. Each
+ * does over HTTP what a sandbox method does in-process, through the same controls. A key in
+ * `Authorization` is optional; when sent it is checked, and scopes reset, journal, scenarios
+ * and state to that key's data (isolated mode).
+ *
+ * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ */
+import {
+  JournalEntrySchema,
+  PetPageSchema,
+  SandboxHealthSchema,
+  ScenarioSchema,
+  TenantSchema,
+  TrafficSchema,
+} from './contract.js'
+import { maskKey } from '../api/auth.js'
+import { checkStoreStateInSlices, PET_STATUSES, StoreStateSchema, type PetStatus } from '../api/contract.js'
+import { COUNTER_SECONDS } from './counters.js'
+import { ApiError } from '../http/errors.js'
+import type { SandboxEvent } from './events.js'
+import { json, noContent, type EventStream } from '../http/http.js'
+import { ADMIN_PATH } from '../http/mounts.js'
+import { readQuery } from '../http/query.js'
+import type { Operation, Route } from '../http/routes.js'
+import { OPERATIONS, ScenarioInputSchema, type OperationId, type ScenarioInput } from './contract.js'
+import { matchesFilter, type JournalFilter } from './journal.js'
+import { ScenarioError } from './scenarios.js'
+import { pause } from '../http/json-body.js'
+import { applyState, healthOf, journalFor, resetState, scenarioBookFor, snapshotState } from './state.js'
+import { createTenantStore } from '../api/store.js'
+
+/** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
+function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {
+  if (text === undefined) return fallback
+  const number = Number(text)
+  if (!/^[0-9]+$/.test(text) || number < min || number > max) {
+    throw new ApiError(
+      'invalid_parameter',
+      `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`,
+    )
+  }
+  return number
+}
+
+const SCOPE = 'With a key in isolated mode: that key only.'
+
+function admin(operation: Omit<Operation, 'key'>): Operation {
+  return { key: 'optional', ...operation }
+}
+
+const reset = admin({
+  id: 'resetSandbox',
+  summary: 'Restore the seed and the id sequence; clear the journal and scenarios',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 204, description: 'Reset' }],
+  run({ state, key }) {
+    resetState(state, key)
+    return noContent()
+  },
+})
+
+const listRequests = admin({
+  id: 'listRequests',
+  summary: 'The request journal, oldest first',
+  description: SCOPE,
+  errors: ['invalid_parameter'],
+  parameters: () => [
+    { name: 'operation', in: 'query', required: false, schema: { enum: [...OPERATIONS, 'none'] } },
+    { name: 'method', in: 'query', required: false, schema: { type: 'string' } },
+    { name: 'status', in: 'query', required: false, schema: { type: 'integer', minimum: 100, maximum: 599 } },
+  ],
+  success: [{ status: 200, description: 'Journal entries', schema: JournalEntrySchema.array() }],
+  run({ target, state, key }) {
+    const query = readQuery(target.query, ['operation', 'method', 'status'])
+    const operations: readonly string[] = [...OPERATIONS, 'none']
+    if (query.operation !== undefined && !operations.includes(query.operation)) {
+      throw new ApiError(
+        'invalid_parameter',
+        `operation must be one of ${operations.join(', ')}, got ${JSON.stringify(query.operation)}`,
+      )
+    }
+    if (query.status !== undefined && !/^[1-5]\d\d$/.test(query.status)) {
+      throw new ApiError(
+        'invalid_parameter',
+        `status must be an HTTP status from 100 to 599, got ${JSON.stringify(query.status)}`,
+      )
+    }
+    const filter: JournalFilter = {
+      ...(query.operation !== undefined && {
+        operation: query.operation === 'none' ? null : (query.operation as OperationId),
+      }),
+      ...(query.method !== undefined && { method: query.method }),
+      ...(query.status !== undefined && { status: Number(query.status) }),
+    }
+    return json(
+      200,
+      journalFor(state, key).filter((entry) => matchesFilter(entry, filter)),
+    )
+  },
+})
+
+const listScenarios = admin({
+  id: 'listScenarios',
+  summary: 'The scenarios in force',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 200, description: 'Scenarios, first come first served', schema: ScenarioSchema.array() }],
+  run: ({ state, key }) => json(200, scenarioBookFor(state, key, false)?.list() ?? []),
+})
+
+const addScenario = admin({
+  id: 'addScenario',
+  summary: 'Add a scenario: the next calls of an operation fail and/or wait',
+  description: SCOPE,
+  makesTenant: true,
+  body: {
+    limit: 'bodyBytes',
+    schema: ScenarioInputSchema,
+    emptyHint: 'send a JSON scenario such as {"operation":"createPet","status":503}',
+  },
+  errors: ['invalid_body'],
+  success: [{ status: 201, description: 'The scenario added', schema: ScenarioSchema }],
+  run({ state, key, body }) {
+    try {
+      // Only JSON so far: add() checks it against the scenario schema.
+      return json(201, (scenarioBookFor(state, key, true) ?? state.scenarios).add(body as ScenarioInput))
+    } catch (error) {
+      if (error instanceof ScenarioError) throw new ApiError('invalid_body', error.message)
+      throw error
+    }
+  },
+})
+
+const clearScenarios = admin({
+  id: 'clearScenarios',
+  summary: 'Remove every scenario',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 204, description: 'Cleared' }],
+  run({ state, key }) {
+    scenarioBookFor(state, key, false)?.clear()
+    return noContent()
+  },
+})
+
+const exportState = admin({
+  id: 'exportState',
+  summary: 'All pets and the next id',
+  description: SCOPE,
+  errors: [],
+  success: [{ status: 200, description: 'The state', schema: StoreStateSchema }],
+  run: ({ state, key }) => json(200, snapshotState(state, key)),
+})
+
+const importState = admin({
+  id: 'importState',
+  makesTenant: true,
+  summary: 'Replace all pets and the next id',
+  description:
+    `Every entry is checked first, and every problem named at once; nothing is replaced when one is wrong. ` +
+    `A large state is parsed and checked in slices, so other requests go on meanwhile. ${SCOPE}`,
+  body: {
+    limit: 'stateBytes',
+    schema: StoreStateSchema,
+    emptyHint: 'send a JSON state {"pets": [...], "nextId": n}',
+  },
+  errors: ['invalid_body'],
+  success: [{ status: 204, description: 'Replaced' }],
+  async run({ state, key, body }) {
+    const checked = await checkStoreStateInSlices(body, pause)
+    if (!checked.ok) throw new ApiError('invalid_body', `Invalid state: ${checked.problems.join('; ')}`)
+    applyState(state, checked.value, key)
+    return noContent()
+  },
+})
+
+const health = admin({
+  id: 'health',
+  summary: 'Version, uptime, pets, mode and tenants',
+  errors: [],
+  success: [{ status: 200, description: 'Health', schema: SandboxHealthSchema }],
+  run: ({ state }) => json(200, healthOf(state)),
+})
+
+const TENANT_PARAMETER = {
+  name: 'tenant',
+  in: 'query',
+  required: false,
+  description: `Isolated mode: a tenant handle from GET ${ADMIN_PATH}/tenants (instead of its key in Authorization)`,
+  schema: { type: 'string' },
+}
+
+const listTenants = admin({
+  id: 'listTenants',
+  summary: "Every key's data (tenant), least recently used first, named by a handle and the key masked",
+  errors: [],
+  success: [{ status: 200, description: 'Tenants', schema: TenantSchema.array() }],
+  run: ({ state }) =>
+    json(
+      200,
+      state.tenants.list().map(({ handle, key, store }) => ({
+        id: handle,
+        label: key === state.defaultKey ? 'default' : maskKey(key),
+        pets: store.count(),
+        createdSinceReset: store.createdCount(),
+      })),
+    ),
+})
+
+/** The dashboard's table: a page of the whole store, past the API's limit of 100. */
+const MAX_PAGE = 1000
+
+const listAllPets = admin({
+  id: 'listAllPets',
+  summary: 'A page of the whole store, in id order, pets created since the last reset marked',
+  description: `offset from 0, limit 1 to ${MAX_PAGE} (default 50), status as for listPets. ${SCOPE} Reading makes no tenant.`,
+  errors: ['invalid_parameter'],
+  parameters: () => [
+    { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+    {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 50 },
+    },
+    { name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/PetStatus' } },
+    TENANT_PARAMETER,
+  ],
+  success: [{ status: 200, description: 'One page', schema: PetPageSchema }],
+  run({ target, state, key }) {
+    const query = readQuery(target.query, ['offset', 'limit', 'status'])
+    const offset = whole(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0)
+    const limit = whole(query.limit, 'limit', 1, MAX_PAGE, 50)
+    const status = query.status
+    if (status !== undefined && !(PET_STATUSES as readonly string[]).includes(status)) {
+      throw new ApiError(
+        'invalid_parameter',
+        `status must be one of ${PET_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+      )
+    }
+    const store = state.tenants.existing(key ?? state.defaultKey) ?? createTenantStore(state.tenants.seed())
+    const page = store.page(offset, limit, status as PetStatus | undefined)
+    return json(200, { total: page.total, offset, limit, pets: page.pets })
+  },
+})
+
+const traffic = admin({
+  id: 'traffic',
+  summary: 'API requests per second by status class, over the last five minutes',
+  errors: [],
+  success: [{ status: 200, description: 'Per-second counts, oldest first', schema: TrafficSchema }],
+  run({ state }) {
+    const now = Date.now()
+    return json(200, { seconds: COUNTER_SECONDS, now, series: state.counters.series(now) })
+  },
+})
+
+const events = admin({
+  id: 'events',
+  summary: 'Server-sent events: each API request (event: request) and each change of pet data (event: change)',
+  description:
+    `${SCOPE} A comment line every 15 s keeps the connection open. A reader whose unsent bytes pass the ` +
+    'eventBacklogBytes budget gets a last `event: overflow` and is closed; past the eventStreams budget, 503.',
+  errors: ['service_unavailable'],
+  parameters: () => [TENANT_PARAMETER],
+  success: [{ status: 200, description: 'An event stream', mediaType: 'text/event-stream' }],
+  run({ state, key }) {
+    const { eventStreams, eventBacklogBytes } = state.limits
+    if (state.events.count() >= eventStreams) {
+      state.notices.notice('busy', `refused an event stream reader: ${eventStreams} are reading already`)
+      throw new ApiError(
+        'service_unavailable',
+        `The sandbox serves at most ${eventStreams} event stream readers at once (the eventStreams limit); close one or try again later`,
+        { 'Retry-After': '5' },
+      )
+    }
+    const scoped = state.tenants.scope(key)
+    // The same text for every reader: made once per event by the bus.
+    const format = (event: SandboxEvent): string => {
+      const tenant = event.key === undefined ? null : (state.tenants.handleOf(event.key) ?? null)
+      const tenantId = state.tenants.scope(event.key) === undefined ? null : tenant
+      const data = event.type === 'request' ? { ...event.entry, tenantId } : { tenant }
+      return `event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`
+    }
+    const body: EventStream = {
+      open(send, end) {
+        let open = true
+        const subscription = state.events.subscribe((event) => {
+          if (scoped !== undefined && event.key !== undefined && event.key !== scoped) return
+          deliver(state.events.text(event, format))
+        })
+        const ping = setInterval(() => {
+          deliver(': ping\n\n')
+        }, 15_000)
+        // Unsubscribe and stop pinging in the same step as the end: nothing is sent after it.
+        function close(): void {
+          if (!open) return
+          open = false
+          subscription.stop()
+          clearInterval(ping)
+        }
+        function deliver(text: string): void {
+          if (!open) return
+          const backlog = send(text)
+          subscription.backlog = backlog
+          if (backlog <= eventBacklogBytes) return
+          send(
+            `event: overflow\ndata: ${JSON.stringify({ backlogBytes: backlog, budgetBytes: eventBacklogBytes })}\n\n`,
+          )
+          close()
+          end()
+          state.notices.notice(
+            'overflow',
+            `closed an event stream reader that fell ${backlog} bytes behind (eventBacklogBytes ${eventBacklogBytes})`,
+          )
+        }
+        deliver(': connected\n\n')
+        return close
+      },
+    }
+    return {
+      status: 200,
+      headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' },
+      body,
+    }
+  },
+})
+
+export const adminRoutes: readonly Route[] = [
+  { area: 'admin', path: '/reset', methods: { POST: reset } },
+  { area: 'admin', path: '/requests', methods: { GET: listRequests } },
+  { area: 'admin', path: '/scenarios', methods: { GET: listScenarios, POST: addScenario, DELETE: clearScenarios } },
+  { area: 'admin', path: '/state', methods: { GET: exportState, PUT: importState } },
+  { area: 'admin', path: '/health', methods: { GET: health } },
+  { area: 'admin', path: '/tenants', methods: { GET: listTenants } },
+  { area: 'admin', path: '/pets', methods: { GET: listAllPets } },
+  { area: 'admin', path: '/traffic', methods: { GET: traffic } },
+  { area: 'admin', path: '/events', methods: { GET: events } },
+]

@@ -1,0 +1,187 @@
+/**
+ * Who owns which data. Shared mode: one store for every key. Isolated mode: each API key gets
+ * its own copy of the seed when it first reads or writes pet data, so parallel test workers with
+ * their own keys never see each other's pets. At most `maxTenants` stores are kept (the default
+ * key's included), a hard cap: past it the least recently used one with no request in flight is
+ * evicted, and that key starts again from the seed; when every one has a request in flight, a
+ * new key is answered 503 with Retry-After instead of passing the cap.
+ *
+ * Handles name tenants without their keys (`?tenant=`). They are random, so a page or script
+ * cannot guess another worker's handle and reset its data; the dashboard reads them from
+ * GET /__sandbox/tenants, which only local pages may read.
+ *
+ * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ */
+import type { Pet } from '../api/contract.js'
+import { ApiError } from '../http/errors.js'
+import { indexPets, type PetIndex } from '../api/pet-index.js'
+import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
+import { createTenantStore, type StoreBudgets, type TenantStore } from '../api/store.js'
+
+export interface Tenants {
+  /** Whose data a request with this key reads and steers: the key's own (isolated), or everyone's (undefined). */
+  scope(key: string | undefined): string | undefined
+  /**
+   * The store of a request that reads or writes pet data, created on first use. It is not
+   * evicted until `release`: a tenant is never dropped with a request in flight.
+   */
+  acquire(key: string): TenantStore
+  release(key: string): void
+  /** The store a control works on (arranging data, importing state), created on first use. */
+  storeFor(key: string): TenantStore
+  /** The store of a key that has one already, without creating or touching it. */
+  existing(key: string): TenantStore | undefined
+  /** A tenant's own scenarios (isolated mode only): adding one creates the tenant. */
+  scenariosFor(key: string): WritableScenarioBook | undefined
+  /** A tenant's own scenarios if it has any, without creating them. */
+  existingScenarios(key: string): WritableScenarioBook | undefined
+  /** Resets one tenant, or every store when no key is given. */
+  reset(key?: string): void
+  /** Replaces the seed (fixtures reloaded) and resets every store to it. */
+  reseed(seed: readonly Pet[]): void
+  /** How many stores exist. */
+  count(): number
+  /** How many tenants have been evicted since the sandbox started. */
+  evictions(): number
+  /** The index of the seed every new store starts from. */
+  seed(): PetIndex
+  /** Every tenant, least recently used first, with the handle that names it without its key. */
+  list(): { handle: string; key: string; store: TenantStore }[]
+  /** The most pets any one tenant created since its reset. */
+  mostCreated(): number
+  /** The key a handle stands for, if that tenant still exists. */
+  keyOf(handle: string): string | undefined
+  /** The handle of a key's tenant, if it has one. */
+  handleOf(key: string): string | undefined
+}
+
+interface Tenant {
+  /** `t-` and 16 random hex digits: how the dashboard and `?tenant=` name a tenant without its key. */
+  readonly handle: string
+  readonly store: TenantStore
+  scenarios: WritableScenarioBook | undefined
+  inFlight: number
+}
+
+export function createTenants(options: {
+  seed: readonly Pet[]
+  isolated: boolean
+  defaultKey: string
+  maxTenants: number
+  maxCreatedPets: number
+  /** What every tenant's store shares: the list cache and the pool of created pets. */
+  budgets: StoreBudgets
+  /** Told the key of each evicted tenant. */
+  onEvict: (key: string) => void
+}): Tenants {
+  const { isolated, defaultKey, maxTenants, maxCreatedPets, budgets } = options
+  // One index per seed, shared by every tenant: a million seeded pets are held once.
+  let seedIndex = indexPets(options.seed)
+  // Map order is insertion order: re-inserting a tenant on use keeps the least recent first.
+  const tenants = new Map<string, Tenant>()
+  const keysByHandle = new Map<string, string>()
+  let evicted = 0
+  const idOf = (key: string) => (isolated ? key : defaultKey)
+  const scope = (key: string | undefined) => (isolated ? key : undefined)
+
+  /** Evicts the least recently used idle tenant other than the default key's; false when none is idle. */
+  const evictOne = (): boolean => {
+    for (const [key, tenant] of tenants) {
+      if (key === defaultKey || tenant.inFlight > 0) continue
+      // Its created pets go back to the pool, its cached answers to the cache.
+      tenant.store.reset()
+      tenants.delete(key)
+      keysByHandle.delete(tenant.handle)
+      evicted++
+      options.onEvict(key)
+      return true
+    }
+    return false
+  }
+  const tenantOf = (key: string): Tenant => {
+    const id = idOf(key)
+    let tenant = tenants.get(id)
+    if (tenant === undefined) {
+      while (tenants.size >= maxTenants && evictOne()) {
+        // Back under the cap, the default key's tenant never counting as evictable.
+      }
+      if (tenants.size >= maxTenants) {
+        throw new ApiError(
+          'service_unavailable',
+          `Every one of the ${maxTenants} tenants has a request in flight (the tenants limit); try again in a moment`,
+          { 'Retry-After': '1' },
+        )
+      }
+      tenant = {
+        handle: randomHandle(),
+        store: createTenantStore(seedIndex, maxCreatedPets, budgets),
+        scenarios: undefined,
+        inFlight: 0,
+      }
+      keysByHandle.set(tenant.handle, id)
+    } else if (!isolated) {
+      return tenant
+    } else {
+      tenants.delete(id)
+    }
+    tenants.set(id, tenant)
+    return tenant
+  }
+  tenantOf(defaultKey)
+
+  return {
+    scope,
+    acquire(key) {
+      const tenant = tenantOf(key)
+      tenant.inFlight++
+      return tenant.store
+    },
+    release(key) {
+      const tenant = tenants.get(idOf(key))
+      if (tenant !== undefined && tenant.inFlight > 0) tenant.inFlight--
+    },
+    storeFor: (key) => tenantOf(key).store,
+    existing: (key) => tenants.get(idOf(key))?.store,
+    scenariosFor(key) {
+      if (!isolated) return undefined
+      const tenant = tenantOf(key)
+      tenant.scenarios ??= createScenarioBook()
+      return tenant.scenarios
+    },
+    existingScenarios: (key) => (isolated ? tenants.get(key)?.scenarios : undefined),
+    reset(key) {
+      const scoped = scope(key)
+      if (scoped !== undefined) {
+        const tenant = tenants.get(scoped)
+        tenant?.scenarios?.clear()
+        tenant?.store.reset()
+        return
+      }
+      for (const tenant of tenants.values()) {
+        tenant.scenarios?.clear()
+        tenant.store.reset()
+      }
+    },
+    reseed(next) {
+      seedIndex = indexPets(next)
+      for (const tenant of tenants.values()) tenant.store.reseed(seedIndex)
+    },
+    count: () => tenants.size,
+    evictions: () => evicted,
+    seed: () => seedIndex,
+    mostCreated() {
+      let most = 0
+      for (const tenant of tenants.values()) most = Math.max(most, tenant.store.createdCount())
+      return most
+    },
+    list: () => [...tenants].map(([key, tenant]) => ({ handle: tenant.handle, key, store: tenant.store })),
+    keyOf: (handle) => keysByHandle.get(handle),
+    handleOf: (key) => tenants.get(idOf(key))?.handle,
+  }
+}
+
+/** 64 random bits: not guessable, and short enough to read on the dashboard. */
+function randomHandle(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8))
+  return `t-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`
+}

@@ -1,0 +1,104 @@
+/**
+ * Bearer authentication with constant-time key comparison. Browser-safe: no
+ * node:crypto, so the comparison is written out over UTF-8 bytes.
+ *
+ * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ */
+import { ApiError } from '../http/errors.js'
+
+export const DEFAULT_API_KEY = 'petstore-sandbox-key'
+
+// The IANA HTTP Authentication Scheme Registry: names that are safe to quote back.
+const KNOWN_SCHEMES = new Set([
+  'basic',
+  'concealed',
+  'digest',
+  'dpop',
+  'gnap',
+  'hoba',
+  'mutual',
+  'negotiate',
+  'oauth',
+  'privatetoken',
+  'scram-sha-1',
+  'scram-sha-256',
+  'vapid',
+  'token',
+  'ntlm',
+  'aws4-hmac-sha256',
+])
+
+// RFC 6750 b64token: the only characters a bearer credential may hold.
+export const TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/
+
+interface ExtraKeys {
+  /** Also accept any key this matches in full (isolated mode). */
+  pattern?: RegExp | undefined
+  /** Also accept any well-formed key (isolated mode without a pattern). */
+  any?: boolean
+}
+
+/** Answers with the key an Authorization header carries, or throws a 401 ApiError. */
+export type Authenticate = (authorization: string | null | undefined) => string
+
+export function createAuthenticator(apiKeys: readonly string[], extra: ExtraKeys = {}): Authenticate {
+  const encoder = new TextEncoder()
+  const pattern =
+    extra.pattern === undefined
+      ? undefined
+      : new RegExp(`^(?:${extra.pattern.source})$`, extra.pattern.flags.replace(/[gy]/g, ''))
+  // The keys were checked with the options (options.ts): each is a bearer token.
+  const accepted = apiKeys.map((key) => encoder.encode(key))
+
+  return (authorization) => {
+    if (authorization === null || authorization === undefined || authorization.trim() === '') {
+      throw unauthorized('Authorization header is missing; send "Authorization: Bearer <API key>"', false)
+    }
+    // The scheme is case-insensitive (RFC 7235 section 2.1); the credential is not.
+    const match = /^(\S+)(?:[ ]+(.*))?$/.exec(authorization.trim())
+    const scheme = match?.[1] ?? ''
+    const credential = match?.[2]?.trim() ?? ''
+    if (scheme.toLowerCase() !== 'bearer') {
+      // Only a registered scheme's name is quoted back: a lone word may be the key itself.
+      const named = KNOWN_SCHEMES.has(scheme.toLowerCase()) ? `, got ${JSON.stringify(scheme)}` : ''
+      const shape = credential === '' ? '; the header holds no scheme, or no credential after it' : ''
+      throw unauthorized(
+        `Authorization scheme must be Bearer${named}${shape}: send "Authorization: Bearer <API key>"`,
+        false,
+      )
+    }
+    if (credential === '') {
+      throw unauthorized('API key is empty; send "Authorization: Bearer <API key>"', true)
+    }
+    const candidate = encoder.encode(credential)
+    // Compare against every key without stopping early, so timing says nothing about which key or prefix matched.
+    let matched = false
+    for (const key of accepted) matched = constantTimeEqual(key, candidate) || matched
+    // The extra keys are open by design (any key, or a pattern), so there is no secret to time.
+    if (!matched && TOKEN_PATTERN.test(credential)) {
+      matched = extra.any === true || pattern?.test(credential) === true
+    }
+    if (!matched) throw unauthorized('API key is not valid', true)
+    return credential
+  }
+}
+
+/** The 401 and its challenge (RFC 6750 section 3): `invalid_token` once a credential was given. */
+export function unauthorized(message: string, credentialGiven: boolean): ApiError {
+  const challenge = credentialGiven ? 'Bearer realm="petstore", error="invalid_token"' : 'Bearer realm="petstore"'
+  return new ApiError('unauthorized', message, { 'WWW-Authenticate': challenge })
+}
+
+/** A key as logs may show it: enough to tell keys apart, never the key itself. */
+export function maskKey(key: string): string {
+  const shown = key.length >= 12 ? 4 : key.length >= 6 ? 2 : 0
+  return `${key.slice(0, shown)}${'*'.repeat(Math.min(key.length - shown, 8))} (${key.length} characters)`
+}
+
+/** Compares two byte strings in time that depends only on the longer length. */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.length ^ b.length
+  const length = Math.max(a.length, b.length)
+  for (let i = 0; i < length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0)
+  return difference === 0
+}

@@ -1,0 +1,55 @@
+/**
+ * The seed: the bundled fixtures and the checks any other fixtures must pass.
+ * Browser-safe: the JSON is imported, never read from disk here.
+ *
+ * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
+ */
+import bundledPets from '../../../fixtures/pets.json' with { type: 'json' }
+import { checkPet, type Pet } from './contract.js'
+
+/** Thrown when fixtures do not match the Pet schema; names the source, the entry and the field. */
+export class FixtureError extends Error {
+  override readonly name = 'FixtureError'
+}
+
+/**
+ * Validates fixtures: an array of Pets with unique ids. Returns frozen copies,
+ * so later changes to the caller's array cannot leak into resets.
+ */
+export function parseSeed(input: unknown, source = 'fixtures'): readonly Pet[] {
+  if (!Array.isArray(input)) {
+    throw new FixtureError(
+      `Invalid ${source}: expected a JSON array of pets, got ${input === null ? 'null' : typeof input}`,
+    )
+  }
+  // Every bad entry is reported at once, so a file is fixed in one go.
+  const seen = new Map<number, number>()
+  const problems: string[] = []
+  const pets: Pet[] = []
+  input.forEach((entry: unknown, index) => {
+    const checked = checkPet(entry)
+    if (!checked.ok) {
+      problems.push(`entry ${index}${describeId(entry)}: ${checked.problems.join('; ')}`)
+      return
+    }
+    const earlier = seen.get(checked.value.id)
+    if (earlier !== undefined) {
+      problems.push(`entry ${index}: id ${checked.value.id} is already used by entry ${earlier}`)
+      return
+    }
+    seen.set(checked.value.id, index)
+    pets.push(Object.freeze(checked.value))
+  })
+  if (problems.length > 0) throw new FixtureError(`Invalid ${source}: ${problems.join('; ')}`)
+  return Object.freeze(pets)
+}
+
+function describeId(entry: unknown): string {
+  const id = typeof entry === 'object' && entry !== null ? (entry as { id?: unknown }).id : undefined
+  return typeof id === 'number' || typeof id === 'string' ? ` (id ${id})` : ''
+}
+
+/** The bundled seed, validated once per call so every sandbox gets its own checked copy. */
+export function bundledSeed(): readonly Pet[] {
+  return parseSeed(bundledPets, 'bundled fixtures')
+}

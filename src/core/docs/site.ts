@@ -1,0 +1,147 @@
+/**
+ * What the server shows a person: the API reference page at `/` (Swagger UI over the OpenAPI
+ * document, with the sandbox's key pre-filled), the document itself, and the page's assets
+ * under `/__sandbox/docs`. The asset bytes come from the host (the Node server reads the files
+ * it ships); the rules of who may read them are the admin routes'.
+ *
+ * May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ */
+import { ApiError } from '../http/errors.js'
+import { ADMIN_PATH, DOCS_PATH, UI_PATH } from '../http/mounts.js'
+import type { CoreResponse } from '../http/http.js'
+import { createOpenApiDocument } from './openapi.js'
+import { dashboardPage, escapeHtml } from './dashboard-page.js'
+import type { Operation, Route } from '../http/routes.js'
+import type { SandboxState } from '../admin/state.js'
+
+/** The 404 for a path outside the API: it says where the API and the admin routes are. */
+export function notFoundOutsideApi(path: string, basePath: string): ApiError {
+  return new ApiError(
+    'not_found',
+    `${path} does not exist; the API lives under ${basePath}, the admin routes under ${ADMIN_PATH}`,
+  )
+}
+
+const referencePage: Operation = {
+  id: 'referencePage',
+  summary: 'The API reference page',
+  key: 'none',
+  hidden: true,
+  errors: [],
+  success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
+  run: ({ state }) => html(page(DOCS_PATH, state.defaultKey)),
+}
+
+const docsAsset: Operation = {
+  id: 'docsAsset',
+  summary: "The reference page's assets",
+  key: 'optional',
+  hidden: true,
+  shipped: true,
+  errors: ['not_found'],
+  success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
+  run({ params, state, target }) {
+    const name = params.file ?? ''
+    if (name === 'reference.js') {
+      return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8' }, body: REFERENCE_SCRIPT }
+    }
+    // Swagger UI's files change only with the package.
+    return shipped(state, name, target.path, 'public, max-age=3600')
+  },
+}
+
+/** The dashboard: an admin page, so served to allowed hosts and readable from local origins only. */
+const dashboard: Operation = {
+  id: 'dashboard',
+  summary: 'The dashboard',
+  key: 'none',
+  hidden: true,
+  errors: [],
+  success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
+  run: ({ state }) => html(dashboardPage({ apiKey: state.defaultKey, apiBase: state.basePath, assetsPath: UI_PATH })),
+}
+
+/** The dashboard's script and styles, built with the package and shipped by the host. */
+const dashboardAsset: Operation = {
+  id: 'dashboardAsset',
+  summary: "The dashboard's assets",
+  key: 'none',
+  hidden: true,
+  shipped: true,
+  errors: ['not_found'],
+  success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
+  // Revalidated: a rebuilt dashboard must not run beside a cached old script.
+  run: ({ params, state, target }) => shipped(state, `ui/${params.file ?? ''}`, target.path, 'no-cache'),
+}
+
+/** A file the host ships, or the 404 any unknown path outside the API gets. */
+function shipped(state: SandboxState, name: string, path: string, cacheControl: string): CoreResponse {
+  const asset = state.assets(name)
+  if (asset === undefined) throw notFoundOutsideApi(path, state.basePath)
+  return { status: 200, headers: { 'Content-Type': asset.type, 'Cache-Control': cacheControl }, body: asset.bytes }
+}
+
+/** The site's routes; each sandbox gets its own, holding its own copy of the document once built. */
+export function siteRoutes(): Route[] {
+  // Built on first request: nothing at start-up needs it, and it never changes.
+  let documentText: string | undefined
+  const openApiDocument: Operation = {
+    id: 'openApiDocument',
+    summary: 'This OpenAPI document',
+    key: 'none',
+    hidden: true,
+    errors: [],
+    success: [{ status: 200, description: 'The document' }],
+    run() {
+      documentText ??= JSON.stringify(createOpenApiDocument())
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: documentText }
+    },
+  }
+  return [
+    { area: 'site', path: '/', methods: { GET: referencePage } },
+    { area: 'site', path: '/openapi.json', methods: { GET: openApiDocument } },
+    { area: 'admin', path: '/docs/{file}', methods: { GET: docsAsset } },
+    { area: 'admin', path: '/', methods: { GET: dashboard } },
+    { area: 'admin', path: '/ui/{file}', methods: { GET: dashboardAsset } },
+  ]
+}
+
+function html(text: string): CoreResponse {
+  return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: text }
+}
+
+/** The page. The key travels in a data attribute, so no inline script is needed. */
+function page(assetsPath: string, apiKey: string): string {
+  const key = escapeHtml(apiKey)
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Pet Store sandbox: API reference</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="${assetsPath}/swagger-ui.css">
+  <style>.sandbox-key { font: 14px/1.4 sans-serif; margin: 12px 20px; }</style>
+</head>
+<body>
+  <p class="sandbox-key">API key: <code>${key}</code> (pre-filled under Authorize). Reset the data: <code>POST ${ADMIN_PATH}/reset</code>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.</p>
+  <div id="swagger-ui" data-api-key="${key}"></div>
+  <script src="${assetsPath}/swagger-ui-bundle.js"></script>
+  <script src="${assetsPath}/reference.js"></script>
+</body>
+</html>
+`
+}
+
+/** Starts Swagger UI on /openapi.json and authorises it with the key from the page. */
+const REFERENCE_SCRIPT = `const root = document.getElementById('swagger-ui')
+const ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  displayOperationId: true,
+  // The default validator badge calls an external service; the sandbox works offline.
+  validatorUrl: null,
+  onComplete: () => ui.preauthorizeApiKey('bearerAuth', root.dataset.apiKey),
+})
+`

@@ -1,0 +1,101 @@
+/**
+ * The core's view of HTTP: a plain request in, a plain response out. No Fetch objects, no
+ * node:http, so the same rules run behind msw (Node and browsers) and behind node:http.
+ *
+ * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ */
+import { errorBody, type ApiError, type ErrorCode } from './errors.js'
+
+/** Request headers by lower-case name, as node:http gives them (a list only for repeated Set-Cookie-like headers). */
+export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
+
+export interface CoreRequest {
+  /** The method as sent, e.g. `GET`. */
+  readonly method: string
+  /**
+   * The request target exactly as sent: origin-form (`/v1/pets?limit=3`) or absolute-form
+   * (`http://host/v1/pets`). It is routed as it is: no percent-decoding, no dot-segment removal.
+   */
+  readonly target: string
+  readonly headers: RequestHeaders
+  /**
+   * The body bytes, when the adapter read them already (at most the route's cap, see
+   * `bodyLimit`); null when there was none or when `readBody` is given.
+   */
+  readonly body: Uint8Array | null
+  /** True when the body was longer than the cap and was cut (or, declared too long, not read). */
+  readonly truncated?: boolean
+  /**
+   * Reads the body on demand: the core calls it only once every rule that needs no body
+   * (Host, Origin, key, route, method, the body budget) has let the request through, so a
+   * refused request is answered without its body being read. At most `maxBytes + 1` bytes.
+   */
+  readonly readBody?: (maxBytes: number) => Promise<BodyRead>
+  /** The headers' size as sent, when the adapter counted it: what the journal weighs them at. */
+  readonly headerBytes?: number
+  /** `1.0` or `1.1`, from a server: an HTTP/1.0 request may come without Host. */
+  readonly httpVersion?: string
+}
+
+export interface BodyRead {
+  readonly body: Uint8Array | null
+  /** The body was longer than the cap: it was cut, or (declared too long) not read at all. */
+  readonly truncated: boolean
+  /** The client went away before the whole body came: there is no request to answer. */
+  readonly incomplete?: boolean
+}
+
+export interface CoreResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** Text (JSON, HTML, script), bytes (assets), an event stream, or nothing (204). */
+  readonly body: string | Uint8Array | EventStream | null
+}
+
+/**
+ * A body that goes on: server-sent events. The adapter opens it with a way to send text and a
+ * way to end, writes what comes, and calls the returned function when the client goes away.
+ * `send` answers how many bytes the reader has not taken yet (its backlog), so the core can
+ * drop a reader that falls behind its budget; an adapter that cannot tell answers 0.
+ */
+export interface EventStream {
+  open(send: (text: string) => number, end: () => void): () => void
+}
+
+export function isEventStream(body: CoreResponse['body']): body is EventStream {
+  return typeof body === 'object' && body !== null && 'open' in body
+}
+
+/** Where a request came from: tests and browser apps (msw), or a real HTTP server. */
+export type Surface = 'in-process' | 'server'
+
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json' })
+
+export function json(status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse {
+  return {
+    status,
+    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify(value),
+  }
+}
+
+export function noContent(headers: Readonly<Record<string, string>> = {}): CoreResponse {
+  return { status: 204, headers, body: null }
+}
+
+/** The one way an Error body leaves the core. */
+export function errorResponse(error: ApiError): CoreResponse {
+  return json(error.status, error.toBody(), error.headers)
+}
+
+/** An Error response for a code and message, for adapters that meet a request Node could not parse. */
+export function errorAnswer(code: ErrorCode, message: string): CoreResponse {
+  const body = errorBody(code, message)
+  return json(body.status, body)
+}
+
+/** One header's value: the first when it was repeated (the core refuses repeats where they matter), undefined when absent. */
+export function header(headers: RequestHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return typeof value === 'string' ? value : value?.[0]
+}

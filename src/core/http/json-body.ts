@@ -1,0 +1,105 @@
+/**
+ * Reading a request body as JSON, from the bytes an adapter read: the content coding, the
+ * content type, the cap, UTF-8, and JSON whose numbers keep their literals. Failures are
+ * ApiErrors. Large bodies (a state import) are parsed in slices, so they never hold the event
+ * loop for long.
+ *
+ * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ */
+import { ApiError } from './errors.js'
+import { header, type BodyRead, type RequestHeaders } from './http.js'
+import { readJson, readJsonInSlices } from './json.js'
+
+/** Texts longer than this are parsed in slices; shorter ones at once (a NewPet is under 1 KiB). */
+const SLICED_FROM_LENGTH = 256 * 1024
+
+/** Gives the event loop a turn: what a slice of parsing ends with. */
+export function pause(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0))
+}
+
+/**
+ * A body sent with a content coding (gzip, br...) is refused before it is read: the sandbox
+ * reads identity bodies only, and says so (RFC 7694: 415 with Accept-Encoding).
+ */
+export function checkContentCoding(headers: RequestHeaders): void {
+  const coding = header(headers, 'content-encoding')
+  if (coding === undefined) return
+  const codings = coding
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '' && item !== 'identity')
+  if (codings.length === 0) return
+  throw new ApiError(
+    'unsupported_media_type',
+    `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed, without Content-Encoding`,
+    { 'Accept-Encoding': 'identity' },
+  )
+}
+
+/**
+ * The request body parsed as JSON. Refuses a non-JSON content type (415), a body over the cap
+ * (413; the adapter read at most the cap and said so), and an empty, non-UTF-8 or malformed
+ * body, including one with a duplicated key (400). `onText` sees the text before parsing, so
+ * the journal can keep what was sent even when it is not JSON.
+ */
+export async function readJsonBody(
+  headers: RequestHeaders,
+  read: BodyRead,
+  maxBytes: number,
+  emptyHint: string,
+  onText: (text: string) => void = () => undefined,
+): Promise<unknown> {
+  const contentType = header(headers, 'content-type')
+  if (contentType !== undefined && !isJsonMediaType(contentType)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type must be application/json, got ${JSON.stringify(contentType)}`,
+    )
+  }
+  const bytes = read.body ?? new Uint8Array(0)
+  if (read.truncated || bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
+  let text: string
+  try {
+    // The byte-order mark stays in the text: readJson skips one, for bodies as for files.
+    text = bytes.byteLength < SLICED_FROM_LENGTH ? decoder().decode(bytes) : await decodeInSlices(bytes)
+  } catch {
+    throw new ApiError('invalid_body', 'body must be UTF-8 encoded JSON')
+  }
+  onText(text)
+  if (text.replace(/^\uFEFF/, '').trim() === '') throw new ApiError('invalid_body', `body is required: ${emptyHint}`)
+  // The one JSON reader: numbers keep their literals (1.00000000000000001 is not 1), duplicate
+  // keys are refused, and nesting has a limit.
+  const reading =
+    text.length < SLICED_FROM_LENGTH ? readJson(text, 'body') : await readJsonInSlices(text, 'body', pause)
+  if (!reading.ok) throw new ApiError('invalid_body', reading.problems.join('; '))
+  return reading.value
+}
+
+function decoder(): TextDecoder {
+  return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+}
+
+/** Bytes decoded between two pauses: a millisecond or so of work. */
+const BYTES_PER_SLICE = 1024 * 1024
+
+/** A large body decoded a slice at a time (a character split between slices is kept whole). */
+async function decodeInSlices(bytes: Uint8Array): Promise<string> {
+  const reader = decoder()
+  const parts: string[] = []
+  for (let start = 0; start < bytes.byteLength; start += BYTES_PER_SLICE) {
+    parts.push(reader.decode(bytes.subarray(start, start + BYTES_PER_SLICE), { stream: true }))
+    await pause()
+  }
+  parts.push(reader.decode())
+  return parts.join('')
+}
+
+export function tooLarge(maxBytes: number): ApiError {
+  return new ApiError('payload_too_large', `body must be at most ${maxBytes} bytes`)
+}
+
+function isJsonMediaType(contentType: string): boolean {
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
+  return mediaType === 'application/json' || /^application\/[^/]+\+json$/.test(mediaType)
+}

@@ -1,0 +1,159 @@
+/**
+ * THE options schema: what `createSandbox`, `createSandboxCore`, `startServer` and the CLI accept,
+ * checked here once. The CLI only turns flags into values (text into numbers, ranges, patterns)
+ * and asks this file whether each value is good, so a flag and its option can never disagree.
+ * Every problem is named at once, in one TypeError.
+ *
+ * The rules that have a home of their own are asked there: the limits table checks `limits`
+ * (limits.ts), the seed checks `fixtures` (api/seed.ts), the base URL checks itself (base-url.ts).
+ *
+ * May import: every core folder, zod. No msw, no node:*, no adapter.
+ */
+import { z } from 'zod'
+import { TOKEN_PATTERN } from './api/auth.js'
+import { MAX_DELAY_MS } from './admin/contract.js'
+import { LIMITS, type LimitName } from './limits.js'
+
+/** What a message calls an option: its name in code, or (the CLI) its flag in words. */
+type Label = (name: string) => string
+
+/** A whole number in a range. */
+const integer = (label: string, min: number, max: number) =>
+  z.custom<number>((value) => Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, {
+    error: (issue) => `${label} must be an integer from ${min} to ${max}, got ${String(issue.input)}`,
+  })
+
+/** A whole number within a row of the limits table. */
+const budget = (label: string, name: LimitName) => integer(label, LIMITS[name].min, LIMITS[name].max)
+
+const isDelay = (value: unknown): boolean => {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 && value <= MAX_DELAY_MS
+  if (typeof value !== 'object' || value === null) return false
+  const { min, max } = value as { min?: unknown; max?: unknown }
+  return isDelay(min) && isDelay(max) && (min as number) <= (max as number)
+}
+
+/** ISO 8601 whose day exists: Date.parse rolls 2031-02-30 over into March. */
+const isIsoDate = (value: unknown): boolean => {
+  if (value instanceof Date) return !Number.isNaN(value.getTime())
+  if (typeof value !== 'string') return false
+  const day = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/.exec(value)?.[1]
+  return (
+    day !== undefined && !Number.isNaN(Date.parse(value)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
+  )
+}
+
+/** `*`, or an origin as a browser sends it in Origin (a trailing slash is forgiven). */
+const isCorsOrigin = (value: string): boolean =>
+  value === '*' || (URL.canParse(value) && new URL(value).origin === value.replace(/\/$/, ''))
+
+const sandboxFields = (label: Label) => ({
+  apiKeys: z
+    .array(
+      z.string().regex(TOKEN_PATTERN, {
+        error: (issue) =>
+          `API key ${JSON.stringify(issue.input)} is not a valid bearer token. Use letters, digits and - . _ ~ + / only`,
+      }),
+    )
+    .min(1, { error: 'apiKeys is empty. Pass at least one key, or leave it out to use the default' }),
+  baseUrl: z.string({ error: 'baseUrl must be a URL or a path, e.g. /v1' }),
+  fixtures: z.array(z.unknown(), { error: 'fixtures must be an array of pets' }),
+  generate: integer(label('generate'), 0, 2_000_000),
+  maxBodyBytes: z.custom<number>(
+    (value) => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= LIMITS.bodyBytes.max,
+    {
+      error: (issue) =>
+        `maxBodyBytes must be a positive integer up to ${LIMITS.bodyBytes.max}, got ${String(issue.input)}`,
+    },
+  ),
+  limits: z.record(z.string(), z.number({ error: 'limits must map limit names to numbers' })),
+  journalLimit: budget(label('journalLimit'), 'journalEntries'),
+  delay: z.custom<number | { min: number; max: number }>(isDelay, {
+    error: `${label('delay')} must be milliseconds (e.g. 200) or a range (e.g. 100-500), at most ${MAX_DELAY_MS}`,
+  }),
+  failureRate: z.custom<number>((value) => typeof value === 'number' && value >= 0 && value <= 1, {
+    error: (issue) => `${label('failureRate')} must be a number from 0 to 1, got ${String(issue.input)}`,
+  }),
+  randomSeed: integer(label('randomSeed'), 0, 2 ** 31),
+  isolate: z.boolean({ error: 'isolate must be true or false' }),
+  apiKeyPattern: z.instanceof(RegExp, { error: 'apiKeyPattern must be a RegExp' }),
+  maxTenants: budget(label('maxTenants'), 'tenants'),
+  maxCreatedPets: budget(label('maxCreatedPets'), 'createdPetsPerTenant'),
+  now: z.custom<Date | string>(isIsoDate, {
+    error: (issue) =>
+      `${label('now')} must be ISO 8601, e.g. 2031-01-01T00:00:00Z, got ${JSON.stringify(String(issue.input))}`,
+  }),
+  version: z.string(),
+})
+
+const serverFields = (label: Label) => ({
+  ...sandboxFields(label),
+  port: integer(label('port'), 0, 65535),
+  host: z.string().min(1, { error: 'host must be an interface address, e.g. 127.0.0.1' }),
+  allowedHosts: z.union([z.literal('all'), z.array(z.string())], {
+    error: 'allowedHosts must be a list of host names, or "all"',
+  }),
+  corsOrigins: z.array(
+    z.string().refine(isCorsOrigin, {
+      error: (issue) =>
+        `${String(issue.input)} is not an origin: use scheme://host[:port], e.g. https://app.example.com, or *`,
+    }),
+  ),
+  shutdownTimeoutMs: budget(label('shutdownTimeoutMs'), 'shutdownTimeoutMs'),
+  trustProxy: z.boolean({ error: 'trustProxy must be true or false' }),
+  log: z.custom<(line: string) => void>((value) => typeof value === 'function', { error: 'log must be a function' }),
+})
+
+/** Options that only make sense together. */
+function together(options: Readonly<Record<string, unknown>>, context: z.RefinementCtx): void {
+  if (options.apiKeyPattern !== undefined && options.isolate !== true) {
+    context.addIssue({
+      code: 'custom',
+      path: ['apiKeyPattern'],
+      message:
+        'apiKeyPattern needs isolate: a pattern admits keys that each get their own data (--api-key-pattern needs --isolate)',
+    })
+  }
+  if (options.generate !== undefined && options.fixtures !== undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['generate'],
+      message: 'use fixtures or generate, not both (--fixtures or --generate)',
+    })
+  }
+}
+
+const byName: Label = (name) => name
+const SandboxOptionsSchema = z.object(sandboxFields(byName)).partial().superRefine(together)
+const SERVER_FIELDS = serverFields(byName)
+const ServerOptionsSchema = z.object(SERVER_FIELDS).partial().superRefine(together)
+
+export type OptionName = keyof ReturnType<typeof serverFields>
+
+/** Thrown for options the sandbox cannot start with; the message names every problem. */
+function check(schema: z.ZodType, options: unknown, what: string): void {
+  // undefined means "the default" everywhere: `{ port: undefined }` is `{}`.
+  const given = Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined))
+  const result = schema.safeParse(given)
+  if (result.success) return
+  throw new TypeError(`Failed to ${what}: ${result.error.issues.map((issue) => issue.message).join('; ')}`)
+}
+
+/** Checks createSandbox's and createSandboxCore's options. */
+export function checkSandboxOptions(options: unknown): void {
+  check(SandboxOptionsSchema, options, 'create the sandbox')
+}
+
+/** Checks startServer's options: the sandbox's and the server's own. */
+export function checkServerOptions(options: unknown): void {
+  check(ServerOptionsSchema, options, 'start the server')
+}
+
+/**
+ * The problem with one option's value, or undefined when it is good: what a CLI flag asks, with
+ * its own words for the option (`failure rate` for `failureRate`).
+ */
+export function optionProblem(name: OptionName, value: unknown, label: Label = byName): string | undefined {
+  const result = serverFields(label)[name].safeParse(value)
+  return result.success ? undefined : result.error.issues.map((issue) => issue.message).join('; ')
+}
