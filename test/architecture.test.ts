@@ -4,7 +4,7 @@
  * the admin client takes only types from the core.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 
@@ -18,16 +18,153 @@ const read = (file: string) => readFileSync(join(root, file), 'utf8')
 const importsOf = (text: string) =>
   [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^']+)'/g)].map((m) => m[1] ?? '')
 
+/**
+ * What each core folder may import, following a request's way: HTTP on its own (types of what an
+ * exchange carries aside), the API over HTTP, the admin routes over both, the docs over all
+ * three, and at the top the pipeline, the options and the sandbox that wire them. Every file
+ * opens with its folder's rule (or a stricter "nothing").
+ */
+const CORE_RULES: Record<string, { rule: string; runtime: string[]; types: string[]; packages: string[] }> = {
+  'src/core': {
+    rule: 'May import: every core folder, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core', 'src/core/http', 'src/core/api', 'src/core/admin', 'src/core/docs'],
+    types: [],
+    packages: ['zod'],
+  },
+  'src/core/http': {
+    rule: 'May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.',
+    runtime: ['src/core/http', 'src/core/limits.ts'],
+    types: ['src/core/api', 'src/core/admin'],
+    packages: ['zod'],
+  },
+  'src/core/api': {
+    rule: 'May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.',
+    runtime: ['src/core/api', 'src/core/http', 'src/core/limits.ts', 'fixtures'],
+    types: [],
+    packages: ['zod', 'pure-rand'],
+  },
+  'src/core/admin': {
+    rule: 'May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core/admin', 'src/core/api', 'src/core/http', 'src/core/limits.ts'],
+    types: [],
+    packages: ['zod'],
+  },
+  'src/core/docs': {
+    rule: 'May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core/docs', 'src/core/admin', 'src/core/api', 'src/core/http'],
+    types: [],
+    packages: ['zod'],
+  },
+}
+
+/** Every import of a file: its specifier and whether it is type-only (erased on build). */
+const importStatements = (text: string) =>
+  [...text.matchAll(/(?:^|\n)\s*(import|export)\s+(type\s)?[^'"]*?from\s+'([^']+)'/g)].map((m) => ({
+    typeOnly: m[2] !== undefined,
+    specifier: m[3] ?? '',
+  }))
+
+/** Every .ts file under src, by its path from the root. */
+const allSources = (folder = 'src'): string[] =>
+  readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? allSources(`${folder}/${entry.name}`)
+      : entry.name.endsWith('.ts')
+        ? [`${folder}/${entry.name}`]
+        : [],
+  )
+
+/** Where a relative specifier of `file` leads, from the root, without its extension's .js. */
+const resolvedFrom = (file: string, specifier: string) =>
+  relative(root, resolve(root, dirname(file), specifier)).replace(/\.js$/, '.ts')
+
+const within = (path: string, place: string) =>
+  place.endsWith('.ts')
+    ? path === place
+    : dirname(path) === place || (place === 'fixtures' && path.startsWith('fixtures/'))
+
+/** Every cycle of a graph of imports, each as `a -> b -> a`. */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const cycles: string[] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const path: string[] = []
+  const visit = (node: string) => {
+    state.set(node, 'open')
+    path.push(node)
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), next].join(' -> '))
+      else if (!state.has(next)) visit(next)
+    }
+    path.pop()
+    state.set(node, 'done')
+  }
+  for (const node of graph.keys()) if (!state.has(node)) visit(node)
+  return cycles
+}
+
 describe('the layout', () => {
   it.each(['core', 'msw', 'node', 'dashboard'])('opens every file in src/%s with what it may import', (folder) => {
-    for (const { file, text } of sourcesIn(folder)) expect(text, file).toMatch(/May import: /)
+    for (const file of allSources(`src/${folder}`)) expect(read(file), file).toMatch(/May import: /)
+  })
+
+  it.each(Object.keys(CORE_RULES))("holds every file in %s to its folder's rule", (folder) => {
+    const { rule, runtime, types, packages } = CORE_RULES[folder] ?? { rule: '', runtime: [], types: [], packages: [] }
+    const files = allSources(folder).filter((file) => dirname(file) === folder)
+    expect(files.length).toBeGreaterThan(0)
+    for (const file of files) {
+      const text = read(file)
+      const header = /May import: [^\n]*/.exec(text)?.[0]
+      const imports = importStatements(text)
+      if (header === 'May import: nothing.') {
+        expect(imports, file).toEqual([])
+        continue
+      }
+      expect(header, file).toBe(rule)
+      for (const { specifier, typeOnly } of imports) {
+        if (!specifier.startsWith('.')) {
+          expect(packages, `${file} imports ${specifier}`).toContain(specifier)
+          continue
+        }
+        const target = resolvedFrom(file, specifier)
+        const allowed = [...runtime, ...(typeOnly ? types : [])]
+        expect(
+          allowed.some((place) => within(target, place)),
+          `${file} imports ${target}${typeOnly ? ' (types)' : ''}`,
+        ).toBe(true)
+      }
+    }
+  })
+
+  it('has no import cycle in src, type-only imports included', () => {
+    const graph = new Map(
+      allSources().map((file) => [
+        file,
+        importStatements(read(file))
+          .filter(({ specifier }) => specifier.startsWith('.'))
+          .map(({ specifier }) => resolvedFrom(file, specifier)),
+      ]),
+    )
+    expect(cyclesOf(graph)).toEqual([])
+  })
+
+  it('finds a cycle when there is one (the check itself can fail)', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ])
+    expect(cyclesOf(graph)).toEqual(['a -> b -> c -> a'])
+    expect(importStatements("import type { A } from './a.js'\nimport { b } from '../b.js'")).toEqual([
+      { typeOnly: true, specifier: './a.js' },
+      { typeOnly: false, specifier: '../b.js' },
+    ])
   })
 
   it('keeps the core free of msw, node:, express and both adapters', () => {
-    for (const { file, text } of sourcesIn('core')) {
-      for (const specifier of importsOf(text)) {
-        expect(specifier, file).not.toMatch(/^(?:msw|express|node:)|\/(?:msw|node)\//)
-        if (!specifier.startsWith('.')) expect(['zod', 'pure-rand', '@faker-js/faker'], file).toContain(specifier)
+    for (const file of allSources('src/core')) {
+      for (const { specifier } of importStatements(read(file))) {
+        expect(specifier, file).not.toMatch(/^(?:msw|express|node:)|\/(?:msw|node|dashboard)\//)
       }
     }
   })
@@ -77,28 +214,38 @@ describe('what each entry loads', () => {
     return packages
   }
 
+  /**
+   * A file of the build in dist/: these tests check what `npm run build` made (npm test builds
+   * first), so they read whatever the last build left. Without one they fail saying so.
+   */
+  const BUILD_FIRST =
+    'run `npm run build` first (npm test does; a plain `vitest run` does not), and again after changing src/'
+  const built = (path: string): string => {
+    expect(existsSync(join(root, path)), `${path} is missing: ${BUILD_FIRST}`).toBe(true)
+    return path
+  }
+
   it('the server entry runs without msw', () => {
-    expect(existsSync(join(root, 'dist/src/server.js')), 'npm run build first').toBe(true)
-    const reached = packagesReached('dist/src/server.js')
+    const reached = packagesReached(built('dist/src/server.js'))
     expect([...reached].filter((name) => !name.startsWith('node:')).sort()).toEqual(['pure-rand', 'zod'])
   })
 
   it('the bundled CLI holds no msw and no express', () => {
     // Written by scripts/bundle-cli.mjs from esbuild's metafile: every file that went in.
-    const inputs = JSON.parse(read('dist/cli.meta.json')) as string[]
+    const inputs = JSON.parse(read(built('dist/cli.meta.json'))) as string[]
     const packages = new Set(inputs.flatMap((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? []))
     expect([...packages].sort()).toEqual(['commander', 'pure-rand', 'zod'])
-    expect(inputs).toContain('src/core/handle.ts')
+    expect(inputs, `dist/cli.meta.json is from the last build: ${BUILD_FIRST}`).toContain('src/core/pipeline.ts')
   })
 
   it('the main entry needs msw and the core packages, nothing of the server', () => {
-    const reached = [...packagesReached('dist/src/index.js')].sort()
+    const reached = [...packagesReached(built('dist/src/index.js'))].sort()
     expect(reached).toEqual(['msw', 'pure-rand', 'zod'])
   })
 
   it('the main entry builds no sandbox on import; the default one is made on first use', async () => {
     vi.resetModules()
-    const seed = await import('../src/core/seed.js')
+    const seed = await import('../src/core/api/seed.js')
     const bundledSeed = vi.spyOn(seed, 'bundledSeed')
     const { defaultSandbox, handlers } = await import('../src/index.js')
     expect(handlers).toHaveLength(1)

@@ -1,6 +1,7 @@
+import { createSandboxCore } from '../src/core/sandbox.js'
 import { describe, expect, it } from 'vitest'
-import { constantTimeEqual, createAuthenticator } from '../src/core/auth.js'
-import { ApiError } from '../src/core/errors.js'
+import { constantTimeEqual, createAuthenticator } from '../src/core/api/auth.js'
+import { ApiError } from '../src/core/http/errors.js'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
@@ -28,12 +29,22 @@ describe('createAuthenticator', () => {
     throw new Error(`accepted ${String(header)}`)
   }
 
-  it('accepts every configured key, with any case of the scheme and extra spaces', () => {
-    expect(() => {
-      authenticate('Bearer key-one')
-      authenticate('bearer key-two')
-      authenticate('BEARER   key-one  ')
-    }).not.toThrow()
+  it('accepts every configured key, with any case of the scheme and extra spaces, answering the key', () => {
+    expect(authenticate('Bearer key-one')).toBe('key-one')
+    expect(authenticate('bearer key-two')).toBe('key-two')
+    expect(authenticate('BEARER   key-one  ')).toBe('key-one')
+    expect(authenticate('  Bearer key-two')).toBe('key-two')
+  })
+
+  it('answers a key accepted by pattern or in any-key mode as sent, and only a well-formed one', () => {
+    const byPattern = createAuthenticator(['key-one'], { pattern: /team-[a-z]+/ })
+    expect(byPattern('Bearer team-red')).toBe('team-red')
+    expect(byPattern('Bearer key-one')).toBe('key-one')
+    expect(() => byPattern('Bearer team-9')).toThrow('API key is not valid')
+    expect(() => byPattern('Bearer xteam-red')).toThrow('API key is not valid')
+    const anyKey = createAuthenticator(['key-one'], { any: true })
+    expect(anyKey('Bearer worker-7')).toBe('worker-7')
+    expect(() => anyKey('Bearer bad,key')).toThrow('API key is not valid')
   })
 
   it('tells a missing credential from a wrong one in the challenge', () => {
@@ -55,8 +66,10 @@ describe('createAuthenticator', () => {
     },
   )
 
-  it('refuses to start with no keys or a key that cannot be sent as a bearer token', () => {
-    expect(() => createAuthenticator([])).toThrow('apiKeys is empty')
-    expect(() => createAuthenticator(['has space'])).toThrow('is not a valid bearer token')
+  it('refuses to start with no keys or a key that cannot be sent as a bearer token (the options schema)', () => {
+    expect(() => createSandboxCore({ apiKeys: [] })).toThrow('apiKeys is empty')
+    expect(() => createSandboxCore({ apiKeys: ['ok-key', 'has space'] })).toThrow(
+      'API key "has space" is not a valid bearer token',
+    )
   })
 })

@@ -21,6 +21,8 @@ const dist = prebuilt ?? join(root, 'dist')
 // The msw the build took its service worker from: this repository's, or the consumer project's.
 const expectedMsw =
   process.env.BROWSER_EXAMPLE_MSW ?? (createRequire(import.meta.url)('msw/package.json') as { version: string }).version
+// Waits for what the page shows, not a pause: the bound only turns a hang into a failure.
+const LIVE = { timeout: 10_000, interval: 50 }
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
 
 describe('the browser example (setupWorker) in headless Chromium', () => {
@@ -65,7 +67,7 @@ describe('the browser example (setupWorker) in headless Chromium', () => {
   })
 
   it('lists the seed', async () => {
-    await expect.poll(() => items().count()).toBe(32)
+    await expect.poll(() => items().count(), LIVE).toBe(32)
     expect(await items().first().innerText()).toBe('#1 Biscuit (category 1, available)')
     expect(await page.locator('#count').innerText()).toBe('32 pets')
   })
@@ -74,20 +76,20 @@ describe('the browser example (setupWorker) in headless Chromium', () => {
     await page.fill('#name', 'Browser Rex')
     await page.selectOption('#status', 'pending')
     await page.click('#create button[type="submit"]')
-    await expect.poll(() => items().count()).toBe(33)
+    await expect.poll(() => items().count(), LIVE).toBe(33)
     expect(await items().last().innerText()).toBe('#33 Browser Rex (category 1, pending)')
   })
 
   it('shows the 401 for a wrong key', async () => {
     await page.fill('#key', 'wrong-key')
     await page.click('#load')
-    await expect.poll(() => page.locator('#error').innerText()).toBe('401 unauthorized: API key is not valid')
+    await expect.poll(() => page.locator('#error').innerText(), LIVE).toBe('401 unauthorized: API key is not valid')
     await page.fill('#key', 'petstore-sandbox-key')
   })
 
   it('brings the seed back with reset', async () => {
     await page.click('#reset')
-    await expect.poll(() => items().count()).toBe(32)
+    await expect.poll(() => items().count(), LIVE).toBe(32)
     expect(await page.locator('#error').innerText()).toBe('')
     expect(await page.locator('#pets').innerText()).not.toContain('Browser Rex')
   })

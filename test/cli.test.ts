@@ -1,12 +1,19 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { PetSchema } from '../src/index.js'
+import { DEFAULT_PORT } from '../src/node/server.js'
 import { checkedFetch } from './support/openapi-check.js'
-import { freeLoopbackPort } from './support/ports.js'
-import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
+import { spawnCli, spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
+
+const KEY = 'petstore-sandbox-key'
+// Waits for an event, not a pause: the bound only turns a hang into a failure with a message.
+const PATIENCE = { timeout: 10_000, interval: 20 }
 
 const running: Cli[] = []
 afterEach(async () => {
@@ -59,48 +66,103 @@ describe('the petstore-sandbox command', () => {
   })
 
   describe('stopping', () => {
-    const delayed = (apiUrl: string, ms: number) =>
-      fetch(`${apiUrl}/pets?limit=1`, {
-        headers: { Authorization: 'Bearer petstore-sandbox-key', Prefer: `delay=${ms}` },
+    /**
+     * A listPets held in a 60 s delay, and in flight for sure: the request is sent once a scenario
+     * waits for it, and returned once the scenario is used up (the admin API shows it gone): the
+     * sandbox took it and began the delay in the same step. `answer` is the status, or the code
+     * of the socket error that ended it.
+     */
+    async function heldInDelay(apiUrl: string): Promise<{ answer: Promise<number | string> }> {
+      const origin = apiUrl.replace(/\/v1$/, '')
+      const added = await fetch(`${origin}/__sandbox/scenarios`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ operation: 'listPets', delayMs: 60_000, times: 1 }),
       })
+      expect(added.status).toBe(201)
+      const answer = fetch(`${apiUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${KEY}` } }).then(
+        (response) => response.status,
+        (error: unknown) => (error as { cause?: { code?: string } }).cause?.code ?? String(error),
+      )
+      await vi.waitFor(async () => {
+        expect(await (await fetch(`${origin}/__sandbox/scenarios`)).json()).toEqual([])
+      }, PATIENCE)
+      return { answer }
+    }
+
+    /**
+     * A createPet whose body the client holds back: in flight for sure once the server asks for
+     * the body (100 Continue, sent when the sandbox reads it). `send()` sends the body; `answer`
+     * is everything that came back, once the connection closes.
+     */
+    async function uploadInFlight(apiUrl: string): Promise<{ send: () => void; answer: Promise<string> }> {
+      const { hostname, port } = new URL(apiUrl)
+      const body = '{"name":"In flight","categoryId":1}'
+      const socket = connect(Number(port), hostname)
+      let received = ''
+      let asked: () => void = () => undefined
+      const continued = new Promise<void>((resolve) => (asked = resolve))
+      socket.setEncoding('latin1').on('data', (chunk: string) => {
+        received += chunk
+        if (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) asked()
+      })
+      const answer = once(socket, 'close').then(() => received)
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${KEY}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      )
+      await Promise.race([
+        continued,
+        answer.then((text) => {
+          throw new Error(`closed before 100 Continue: ${JSON.stringify(text)}`)
+        }),
+      ])
+      return { send: () => socket.write(body), answer }
+    }
 
     it('lets a request in flight finish on SIGTERM, then exits 0', async () => {
-      const { cli, apiUrl } = await start(['--port', '0', '--quiet'])
-      const answer = delayed(apiUrl, 1500)
-      // Long enough for the request to be in flight on a loaded machine, well inside its delay.
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      // A bound far past the test's own timeout: only the request's end can end the wait.
+      const { cli, apiUrl } = await start(['--port', '0', '--quiet', '--shutdown-timeout', '600000'])
+      const upload = await uploadInFlight(apiUrl)
       cli.child.kill('SIGTERM')
-      await waitFor(cli, /Stopping \(SIGTERM\): letting 1 request in flight finish, for up to 5000 ms/)
-      const response = await answer
-      expect(response.status).toBe(200)
-      expect(((await response.json()) as unknown[]).length).toBe(1)
+      await waitFor(cli, /Stopping \(SIGTERM\): letting 1 request in flight finish, for up to 600000 ms/)
+      upload.send()
+      const answer = await upload.answer
+      expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 Created\r\n/)
+      expect(answer).toMatch(/^Connection: close\r$/im)
+      expect(JSON.parse(answer.slice(answer.lastIndexOf('\r\n\r\n') + 4))).toEqual({
+        id: 33,
+        name: 'In flight',
+        categoryId: 1,
+      })
       expect(await cli.exited).toBe(0)
       expect(cli.stdout()).toContain('Stopped (SIGTERM).')
     })
 
     it('cuts what is left after --shutdown-timeout, and still exits 0', async () => {
       const { cli, apiUrl } = await start(['--port', '0', '--quiet', '--shutdown-timeout', '200'])
-      const answer = delayed(apiUrl, 30_000).then(
-        (response) => response.status,
-        () => 'cut',
-      )
-      await new Promise((resolve) => setTimeout(resolve, 150))
+      const { answer } = await heldInDelay(apiUrl)
       cli.child.kill('SIGINT')
+      // The server had the request at the signal; so the end of its connection is the cut.
+      await waitFor(cli, /Stopping \(SIGINT\): letting 1 request in flight finish, for up to 200 ms/)
       expect(await cli.exited).toBe(0)
-      expect(await answer).toBe('cut')
+      // undici's code for a connection the server closed before the answer came.
+      expect(await answer).toBe('UND_ERR_SOCKET')
     })
 
     it.each([
       ['SIGINT', 130],
       ['SIGTERM', 143],
     ] as const)('exits at once with %s given twice: code %i', async (signal, code) => {
-      const { cli, apiUrl } = await start(['--port', '0', '--quiet', '--shutdown-timeout', '60000'])
-      void delayed(apiUrl, 30_000).catch(() => undefined)
-      await new Promise((resolve) => setTimeout(resolve, 150))
+      const { cli, apiUrl } = await start(['--port', '0', '--quiet', '--shutdown-timeout', '600000'])
+      const { answer } = await heldInDelay(apiUrl)
       cli.child.kill(signal)
-      await waitFor(cli, /Stopping/)
+      // With a request in flight and a bound of 10 minutes, only the second signal ends it.
+      await waitFor(cli, new RegExp(`Stopping \\(${signal}\\): letting 1 request in flight finish`))
       cli.child.kill(signal)
       expect(await cli.exited).toBe(code)
+      expect(await answer).toBe('UND_ERR_SOCKET')
+      expect(cli.stdout()).not.toContain('Stopped')
     })
   })
 
@@ -164,9 +226,14 @@ describe('the petstore-sandbox command', () => {
   })
 
   it('takes the port from PORT', async () => {
-    const port = await freeLoopbackPort()
-    const { apiUrl } = await start([], { PORT: String(port) })
-    expect(apiUrl).toBe(`http://127.0.0.1:${port}/v1`)
+    // PORT=0: a port of the system's choosing, never the default one; were PORT not read, the
+    // command would try the default port.
+    const { apiUrl } = await start([], { PORT: '0' })
+    expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    expect(Number(new URL(apiUrl).port)).not.toBe(DEFAULT_PORT)
+    const refused = spawnCli([], { PORT: 'abc' })
+    expect(await refused.exited).toBe(1)
+    expect(refused.stderr()).toContain('port must be an integer from 0 to 65535')
   })
 
   it('seeds generated pets with --generate, the same for the same --random-seed', async () => {
@@ -210,10 +277,11 @@ describe('the petstore-sandbox command', () => {
     expect(await names()).toEqual(['Second', 'Third'])
 
     writeFileSync(file, '[{"id": 1, "name": "Broken"')
-    for (let i = 0; i < 100 && !cli.stderr().includes('kept the previous seed'); i++)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(cli.stderr()).toMatch(
+    await waitFor(
+      cli,
       /petstore-sandbox: kept the previous seed: fixtures file .*pets\.json is not valid JSON/,
+      10_000,
+      'stderr',
     )
     expect(await names()).toEqual(['Second', 'Third'])
   })
@@ -323,5 +391,55 @@ describe('the petstore-sandbox command', () => {
       expect(await cli.exited).toBe(1)
       expect(cli.stderr()).toContain(message)
     })
+  })
+})
+
+describe('the built command: bin/petstore-sandbox.js running the bundle', () => {
+  // The bundle is made here, from the source as it is now, by the build's own script, in a folder
+  // of its own: dist/ holds whatever the last `npm run build` left, and a test of that would pass
+  // or fail with an old build.
+  const repo = fileURLToPath(new URL('..', import.meta.url))
+  let root = ''
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'petstore-built-'))
+    cpSync(join(repo, 'bin'), join(root, 'bin'), { recursive: true })
+    mkdirSync(join(root, 'scripts'))
+    for (const script of ['bundle-cli.mjs', 'cli-bundle.mjs']) {
+      cpSync(join(repo, 'scripts', script), join(root, 'scripts', script))
+    }
+    cpSync(join(repo, 'package.json'), join(root, 'package.json'))
+    for (const shared of ['src', 'fixtures', 'node_modules']) symlinkSync(join(repo, shared), join(root, shared))
+    const build = spawnNode(['scripts/bundle-cli.mjs'], {}, root)
+    expect(await build.exited, `node scripts/bundle-cli.mjs failed: ${build.stderr()}`).toBe(0)
+  }, 60_000)
+  afterAll(() => {
+    if (root !== '') rmSync(root, { recursive: true, force: true })
+  })
+
+  const spawnBuilt = (args: string[]) => {
+    const cli = spawnNode([join(root, 'bin/petstore-sandbox.js'), ...args])
+    running.push(cli)
+    return cli
+  }
+
+  it('prints the version of the package', async () => {
+    const cli = spawnBuilt(['--version'])
+    expect(await cli.exited).toBe(0)
+    const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string }
+    expect(cli.stdout()).toBe(`${version}\n`)
+  })
+
+  it('generates pets with --generate (faker, loaded apart from the bundle), serves them and stops on SIGTERM', async () => {
+    const cli = spawnBuilt(['--port', '0', '--generate', '5', '--random-seed', '7'])
+    const [, apiUrl = ''] = await waitFor(cli, /listening on (http:\/\/\S+\/v1) with 5 pets\n/)
+    const response = await checkedFetch(`${apiUrl}/pets`, { headers: { Authorization: `Bearer ${KEY}` } })
+    const pets = (await response.json()) as unknown[]
+    expect(pets).toHaveLength(5)
+    for (const pet of pets) expect(PetSchema.parse(pet)).toEqual(pet)
+    await waitFor(cli, /^GET \/v1\/pets 200 \d+\.\d ms$/m)
+    cli.child.kill('SIGTERM')
+    expect(await cli.exited).toBe(0)
+    expect(cli.stdout()).toContain('Stopped (SIGTERM).')
+    expect(cli.stderr()).toBe('')
   })
 })

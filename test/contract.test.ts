@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { checkListPetsQuery, checkNewPet, checkPet, checkPetId } from '../src/core/contract.js'
-import { FixtureError, parseSeed } from '../src/core/seed.js'
+import { checkListPetsQuery, checkNewPet, checkPet, checkPetId } from '../src/core/api/contract.js'
+import { FixtureError, parseSeed } from '../src/core/api/seed.js'
 
 describe('checkNewPet', () => {
   it('accepts the required fields and an optional status', () => {

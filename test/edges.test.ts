@@ -103,7 +103,9 @@ describe('HTTP edges over raw sockets', () => {
     await server.sandbox.reset()
   })
 
-  it.each(['gzip, chunked', 'deflate, chunked', 'x-custom, chunked'])(
+  // `gzip` alone: Node's parser hands the request over and then gives up on framing its body
+  // (HPE_INVALID_TRANSFER_ENCODING); the request's own 501 still goes out before the connection ends.
+  it.each(['gzip, chunked', 'deflate, chunked', 'x-custom, chunked', 'gzip', 'identity'])(
     'answers Transfer-Encoding %s with 501, storing nothing',
     async (coding) => {
       const answer = await one(

@@ -1,17 +1,17 @@
 /**
  * Scale-out: three `--isolate` sandboxes behind HAProxy, run with examples/haproxy/haproxy.cfg
- * exactly as the README quotes it. The balancer hashes on the key, so every key has one home
+ * exactly as docs/scaling-out.md quotes it. The balancer hashes on the key, so every key has one home
  * process. Needs the haproxy binary (Debian: apt-get install haproxy): without it every test
  * fails. The figures of the run go to test-results/haproxy.json.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo, type Server } from 'node:net'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DEFAULT_API_KEY } from '../src/index.js'
-import { freeLoopbackPort } from './support/ports.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const CONFIG = fileURLToPath(new URL('../examples/haproxy/haproxy.cfg', import.meta.url))
@@ -82,16 +82,25 @@ const stack = shared(async (): Promise<Stack> => {
     }),
   )
 
-  const port = await freeLoopbackPort()
+  // HAProxy's frontend is a socket this process binds to port 0 and hands over as file descriptor
+  // 3 (`bind fd@3`): the port is known before HAProxy starts, and no one can take it in between,
+  // as could happen to a port found free and then given to HAProxy to bind.
+  const frontend = await listeningSocket()
+  const { port } = frontend.address() as AddressInfo
   const env = {
     ...process.env,
-    PETSTORE_FRONTEND: `127.0.0.1:${port}`,
+    PETSTORE_FRONTEND: 'fd@3',
     ...Object.fromEntries(backends.map((origin, i) => [`PETSTORE_SANDBOX_${i + 1}`, new URL(origin).host])),
   }
-  const child = spawn('haproxy', ['-f', CONFIG, '-db'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn('haproxy', ['-f', CONFIG, '-db'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe', descriptorOf(frontend)],
+  })
+  // HAProxy holds its own copy now; this process must not accept on it.
+  frontend.close()
   children.push({ child, exited: once(child, 'exit') })
   let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
 
   // Ready once a request goes through it to a sandbox.
   const balancer = `http://127.0.0.1:${port}`
@@ -107,6 +116,22 @@ const stack = shared(async (): Promise<Stack> => {
   }
   return { balancer, backends, haproxyVersion }
 })
+
+/** A TCP server listening on a port of the system's choosing on loopback, accepting nothing yet. */
+async function listeningSocket(): Promise<Server> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return server
+}
+
+/** The file descriptor of a listening socket, to hand to a child process in its stdio. */
+function descriptorOf(server: Server): number {
+  // Node has no public accessor for it; its handle has carried `fd` on Unix since Node 0.x.
+  const fd = (server as unknown as { _handle?: { fd?: unknown } })._handle?.fd
+  if (typeof fd !== 'number' || fd < 0)
+    throw new Error("Failed to read the listening socket's file descriptor (Unix only)")
+  return fd
+}
 
 /** Sends one request and fails, naming it, unless the status is the one expected. */
 async function call(

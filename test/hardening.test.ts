@@ -13,6 +13,8 @@ import { rawRequest } from './support/raw-http.js'
 const KEY = 'petstore-sandbox-key'
 const AUTH = { Authorization: `Bearer ${KEY}` }
 const JSON_TYPE = { 'Content-Type': 'application/json' }
+// Waits for an event, not a pause: the bound only turns a hang into a failure with a message.
+const PATIENCE = { timeout: 10_000, interval: 20 }
 const raw = (server: RunningServer, lines: string[], body = '') =>
   rawRequest(server.url, `${lines.join('\r\n')}\r\nConnection: close\r\n\r\n${body}`)
 
@@ -216,18 +218,44 @@ describe('refusals are JSON Errors', () => {
     expect(answer.status).toBe(431)
   })
 
-  it('answers headers that overflow in a later packet with 431', async () => {
+  // The later packet may begin with a word in capitals and a space, as a request line does.
+  it.each([
+    ['a header', '', `X-Big: ${'x'.repeat(17_000)}\r\n\r\n`],
+    ['the middle of a header value', 'X-Big: ', `AAAA ${'x'.repeat(17_000)}\r\n\r\n`],
+  ])('answers headers that overflow in a later packet beginning with %s with 431', async (_, start, later) => {
+    // Two packets for sure: the first holds a whole request and the start of a second one; the
+    // rest of the second one's headers, past the limit, is sent only once the first request is
+    // answered, so the server has read the first packet by then. The chunk where the parser hits
+    // the limit then begins in the middle of the headers, not with a request line.
     const { connect } = await import('node:net')
     const { port } = new URL(server.url)
     const socket = connect(Number(port), '127.0.0.1')
-    let answer = ''
-    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
-    await new Promise((resolve) => socket.once('connect', resolve))
-    socket.write('GET /v1/pets HTTP/1.1\r\nHost: localhost\r\n')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    socket.write(`X-Big: ${'x'.repeat(17_000)}\r\n\r\n`)
-    await new Promise((resolve) => socket.once('close', resolve))
-    expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+    let received = ''
+    let firstAnswered: () => void = () => undefined
+    const first = new Promise<void>((resolve) => (firstAnswered = resolve))
+    socket.setEncoding('latin1').on('data', (chunk: string) => {
+      received += chunk
+      if (endOfFirstAnswer(received) > 0) firstAnswered()
+    })
+    const closed = new Promise((resolve) => socket.once('close', resolve))
+    socket.write(
+      `GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /v1/pets HTTP/1.1\r\nHost: localhost\r\n${start}`,
+    )
+    await Promise.race([
+      first,
+      closed.then(() => {
+        throw new Error(`closed before the first answer: ${received}`)
+      }),
+    ])
+    expect(received).toMatch(/^HTTP\/1\.1 200 /)
+    socket.write(later)
+    await closed
+    const second = received.slice(endOfFirstAnswer(received))
+    expect(second).toMatch(/^HTTP\/1\.1 431 /)
+    expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      code: 'headers_too_large',
+      status: 431,
+    })
   })
 
   it('still answers oversized headers with 431', async () => {
@@ -300,14 +328,18 @@ describe('refusals are JSON Errors', () => {
       const { port } = new URL(server.url)
       const socket = connect(Number(port), '127.0.0.1')
       await new Promise((resolve) => socket.once('connect', resolve))
+      // The server asks for the body (100 Continue) once the sandbox reads it: the request is
+      // under way there, and the client goes in the middle of its body.
+      const asked = new Promise((resolve) => socket.once('data', resolve))
       socket.write(
-        `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+        `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`,
       )
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(String(await asked)).toBe('HTTP/1.1 100 Continue\r\n\r\n')
+      socket.write('{"name":')
       socket.destroy()
       await vi.waitFor(() => {
         expect(warnings).toHaveLength(1)
-      })
+      }, PATIENCE)
       expect(warnings[0]).toHaveLength(1)
       expect(String(warnings[0]?.[0])).toMatch(/^petstore-sandbox: POST \/v1\/pets: the client closed the connection/)
       expect(errors).toHaveLength(0)
@@ -361,18 +393,22 @@ describe('tenants', () => {
     }
   })
 
+  // The delays below are a minute long and end when the test cuts them (cutDelays): a request
+  // stays in its delay, holding its tenant, until then, however slow the machine.
   it('are never evicted with a request in flight: ids never repeat', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
     const sandbox = createSandbox({ isolate: true, maxTenants: 2 })
     try {
       const first = await send(sandbox, 'slow-key', 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
       expect(((await first.json()) as { id: number }).id).toBe(33)
-      const slow = send(sandbox, 'slow-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=1000' })
-      await new Promise((resolve) => setTimeout(resolve, 250))
+      const slow = await inDelay(() =>
+        send(sandbox, 'slow-key', 'GET', '/v1/pets', undefined, { Prefer: `delay=${MINUTE}` }),
+      )
       // Two more keys arrive while slow-key's request waits: the default key stays, so one must go.
       await send(sandbox, 'other-1', 'GET', '/v1/pets')
       await send(sandbox, 'other-2', 'GET', '/v1/pets')
-      expect((await slow).status).toBe(200)
+      sandbox.cutDelays()
+      expect((await slow.answer).status).toBe(200)
       const next = await send(sandbox, 'slow-key', 'POST', '/v1/pets', '{"name":"B","categoryId":1}')
       expect(((await next.json()) as { id: number }).id).toBe(34)
     } finally {
@@ -382,13 +418,22 @@ describe('tenants', () => {
 
   it('are held through the run-wide --delay too', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
-    const sandbox = createSandbox({ isolate: true, maxTenants: 2, delay: 1000 })
+    const sandbox = createSandbox({ isolate: true, maxTenants: 2, delay: MINUTE })
     try {
-      await send(sandbox, 'key-a', 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
-      const waiting = send(sandbox, 'key-a', 'GET', '/v1/pets/33')
-      await new Promise((resolve) => setTimeout(resolve, 250))
-      await send(sandbox, 'key-b', 'GET', '/v1/pets')
-      expect((await waiting).status).toBe(200)
+      const created = await inDelay(() => send(sandbox, 'key-a', 'POST', '/v1/pets', '{"name":"A","categoryId":1}'))
+      sandbox.cutDelays()
+      expect((await created.answer).status).toBe(201)
+      const waiting = await inDelay(() => send(sandbox, 'key-a', 'GET', '/v1/pets/33'))
+      // key-b needs a tenant now, while key-a's request waits: the admin routes wait out no
+      // delay, and a scenario of its own makes key-b one. key-a's tenant is held, so there is
+      // none to evict.
+      const other = await send(sandbox, 'key-b', 'POST', '/__sandbox/scenarios', '{"status":500}')
+      expect(other.status).toBe(503)
+      expect(await sandbox.health()).toMatchObject({ tenants: 2, evictions: 0 })
+      sandbox.cutDelays()
+      const answer = await waiting.answer
+      expect(answer.status).toBe(200)
+      expect(await answer.json()).toMatchObject({ id: 33, name: 'A' })
     } finally {
       warn.mockRestore()
     }
@@ -398,8 +443,9 @@ describe('tenants', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
     const sandbox = createSandbox({ isolate: true, maxTenants: 2 })
     try {
-      const slow = send(sandbox, 'busy-key', 'GET', '/v1/pets', undefined, { Prefer: 'delay=1000' })
-      await new Promise((resolve) => setTimeout(resolve, 250))
+      const slow = await inDelay(() =>
+        send(sandbox, 'busy-key', 'GET', '/v1/pets', undefined, { Prefer: `delay=${MINUTE}` }),
+      )
       // The default key's tenant and busy-key's are not evictable, and the cap is hard: new-key is
       // told to come back, and nothing is made for it.
       const busy = await send(sandbox, 'new-key', 'GET', '/v1/pets')
@@ -407,7 +453,8 @@ describe('tenants', () => {
       expect(busy.headers.get('retry-after')).toBe('1')
       expect(await busy.json()).toMatchObject({ code: 'service_unavailable', status: 503 })
       expect(await sandbox.health()).toMatchObject({ tenants: 2, evictions: 0 })
-      expect((await slow).status).toBe(200)
+      sandbox.cutDelays()
+      expect((await slow.answer).status).toBe(200)
       // Once busy-key is idle, it is the one evicted for new-key.
       expect((await send(sandbox, 'new-key', 'GET', '/v1/pets')).status).toBe(200)
       expect(await sandbox.health()).toMatchObject({ tenants: 2, evictions: 1 })
@@ -469,15 +516,23 @@ describe('the id space', () => {
 
 describe('close()', () => {
   it('stops accepting, lets a delayed request in flight finish, then resolves', async () => {
-    const server = await startServer({ port: 0 })
-    const answer = fetch(`${server.apiUrl}/pets/1`, { headers: { ...AUTH, Prefer: 'delay=400' } })
-    await vi.waitFor(() => {
-      expect(server.inFlight()).toBe(1)
+    // A bound of ten minutes: only the request's end can end close()'s wait.
+    const server = await startServer({ port: 0, shutdownTimeoutMs: 600_000 })
+    // In a delay of a minute: the request is still in flight when close() is called, however
+    // slow the machine, and its delay ends when the test says so (cutDelays).
+    const { answer } = await inDelay(() =>
+      fetch(`${server.apiUrl}/pets/1`, { headers: { ...AUTH, Prefer: `delay=${MINUTE}` } }),
+    )
+    expect(server.inFlight()).toBe(1)
+    let closing = true
+    const closed = server.close().then(() => {
+      closing = false
     })
-    const closed = server.close()
-    expect(server.close()).toBe(closed)
+    expect(server.close()).toBe(server.close())
     // Not accepting any more: a new connection is refused while the old request still runs.
     await expect(fetch(`${server.apiUrl}/pets/1`, { headers: { ...AUTH, Connection: 'close' } })).rejects.toThrow()
+    expect(closing).toBe(true)
+    server.sandbox.cutDelays()
     const response = await answer
     expect(response.status).toBe(200)
     expect(response.headers.get('connection')).toBe('close')
@@ -511,3 +566,33 @@ describe('in-process admin failures', () => {
 })
 
 const send = sendTo
+
+/** The longest delay there is: a request in it answers when the test cuts the delays, not before. */
+const MINUTE = 60_000
+
+/**
+ * Sends a request and resolves once the sandbox has begun its minute-long delay (a timer of that
+ * length, which nothing else sets): the request is under way, its tenant held, until the test
+ * calls cutDelays(). The answer is left in `answer`.
+ */
+async function inDelay(send: () => Promise<Response>): Promise<{ answer: Promise<Response> }> {
+  const timers = vi.spyOn(globalThis, 'setTimeout')
+  try {
+    const answer = send()
+    await vi.waitFor(() => {
+      expect(timers.mock.calls.filter(([, ms]) => ms === MINUTE)).toHaveLength(1)
+    }, PATIENCE)
+    return { answer }
+  } finally {
+    timers.mockRestore()
+  }
+}
+
+/** Where the first HTTP/1.1 answer in `text` ends, by its Content-Length; 0 while it is not whole. */
+function endOfFirstAnswer(text: string): number {
+  const head = text.indexOf('\r\n\r\n')
+  const length = /^Content-Length: (\d+)\r$/im.exec(text.slice(0, head))?.[1]
+  if (head < 0 || length === undefined) return 0
+  const end = head + 4 + Number(length)
+  return text.length >= end ? end : 0
+}

@@ -5,8 +5,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { InexactNumber } from '../src/core/contract.js'
-import { MAX_JSON_DEPTH, readJson } from '../src/core/json.js'
+import { InexactNumber, MAX_JSON_DEPTH, readJson } from '../src/core/http/json.js'
 
 /** The value of a text that must be read; fails the test with the problems otherwise. */
 const valueOf = (text: string): unknown => {

@@ -1,17 +1,17 @@
 /**
- * The one budget table: the README's Limits table is it, health reports each budget beside its
- * use, and the pools it bounds (journal, list cache, created pets, tenants, large bodies, event
- * readers) hold their budgets under load, in-process and over HTTP.
+ * The one budget table: the Limits table of docs/security-and-limits.md is it, health reports
+ * each budget beside its use, and the pools it bounds (journal, list cache, created pets, tenants,
+ * large bodies, event readers) hold their budgets under load, in-process and over HTTP.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it, vi } from 'vitest'
 import { createSandbox, LIMITS, type Sandbox } from '../src/index.js'
 import { startServer } from '../src/server.js'
-import { createListCache } from '../src/core/list-cache.js'
-import { createJournal } from '../src/core/journal.js'
-import { createNotices } from '../src/core/notices.js'
-import { readJson, readJsonInSlices } from '../src/core/json.js'
-import { checkStoreState } from '../src/core/contract.js'
+import { createListCache } from '../src/core/api/list-cache.js'
+import { createJournal } from '../src/core/admin/journal.js'
+import { createNotices } from '../src/core/admin/notices.js'
+import { readJson, readJsonInSlices } from '../src/core/http/json.js'
+import { checkStoreState } from '../src/core/api/contract.js'
 import { sendTo } from './support/in-process.js'
 import { spawnCli } from './support/spawn-cli.js'
 
@@ -24,9 +24,11 @@ const send = sendTo
 const health = async (sandbox: Sandbox) =>
   (await (await send(sandbox, undefined, 'GET', '/__sandbox/health')).json()) as Health
 
-describe('the README Limits table', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-  const section = readme.slice(readme.indexOf('## Limits and caps'), readme.indexOf('## The seed'))
+describe('the Limits table of docs/security-and-limits.md', () => {
+  const page = readFileSync(new URL('../docs/security-and-limits.md', import.meta.url), 'utf8')
+  const start = page.indexOf('## Limits and caps')
+  const next = page.indexOf('\n## ', start + 1)
+  const section = start === -1 ? '' : page.slice(start, next === -1 ? undefined : next)
   const rows = [...section.matchAll(/^\| `(\w+)` +\| ([^|]+) \|/gm)].map((match) => [match[1], match[2]?.trim()])
 
   // The table's own way of writing a value: 16 KiB, 16 MiB, 1,000, 10,000 ms, 8,192 characters.

@@ -24,7 +24,6 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../src/server.js'
 import { launchChromium } from './support/chromium.js'
-import { freeLoopbackPort } from './support/ports.js'
 
 const NAME = 'sandbox.test'
 const KEY = 'petstore-sandbox-key'
@@ -90,38 +89,54 @@ function shared<T>(make: () => Promise<T>): () => Promise<T> {
   return () => (promise ??= make())
 }
 
-function caddyfile(sites: readonly { port: number; upstream: string }[]): string {
-  const blocks = sites.map(
-    ({ port, upstream }) => `https://${NAME}:${port} {
-	bind 127.0.0.1
-	tls internal
-	reverse_proxy ${upstream}
-}
-`,
-  )
-  // debug: the line that says the certificate is in the cache is the readiness event. No HTTP/3:
-  // its UDP port was never checked to be free.
-  return `{
-	admin off
-	debug
-	auto_https disable_redirects
-	skip_install_trust
-	servers {
-		protocols h1 h2
-	}
-}
-
-${blocks.join('\n')}`
+/**
+ * Caddy's configuration (its JSON, what the Caddyfile `https://sandbox.test:PORT { bind 127.0.0.1;
+ * tls internal; reverse_proxy UPSTREAM }` adapts to), one server per upstream, each listening on
+ * port 0: Caddy binds a port of the system's choosing and logs it, so no port is found free first
+ * and then taken by someone else before Caddy binds it. Debug logging: the line that says the
+ * certificate is in the cache is the readiness event. No HTTP/3, which would listen on UDP too.
+ */
+function caddyConfig(upstreams: readonly string[]): unknown {
+  return {
+    admin: { disabled: true },
+    logging: { logs: { default: { level: 'DEBUG' } } },
+    apps: {
+      http: {
+        servers: Object.fromEntries(
+          upstreams.map((upstream, index) => [
+            `site${index}`,
+            {
+              // Caddy refuses one address for two servers, even port 0: the network is spelled
+              // differently for each (tcp4 is what tcp means for 127.0.0.1).
+              listen: [`${index === 0 ? 'tcp' : `tcp4`}/127.0.0.1:0`],
+              protocols: ['h1', 'h2'],
+              automatic_https: { disable_redirects: true },
+              routes: [
+                {
+                  match: [{ host: [NAME] }],
+                  handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: upstream }] }],
+                  terminal: true,
+                },
+              ],
+            },
+          ]),
+        ),
+      },
+      pki: { certificate_authorities: { local: { install_trust: false } } },
+      tls: { automation: { policies: [{ subjects: [NAME], issuers: [{ module: 'internal' }] }] } },
+    },
+  }
 }
 
 /**
- * Resolves once Caddy serves its configuration and holds the certificate for sandbox.test in its
- * cache (it obtains it from its internal CA after it starts serving: a handshake before then
- * fails). Fails as soon as Caddy exits or cannot be started.
+ * Resolves with the ports Caddy listens on, once it serves its configuration and holds the
+ * certificate for sandbox.test in its cache (it obtains it from its internal CA after it starts
+ * serving: a handshake before then fails). Fails as soon as Caddy exits or cannot be started.
  */
-function caddyReady(child: ChildProcess): Promise<void> {
+function caddyReady(child: ChildProcess, listeners: number): Promise<number[]> {
   // Caddy's last lines, for the message when it fails.
   const stderr: string[] = []
+  const ports: number[] = []
   return new Promise((resolve, reject) => {
     let serving = false
     let cached = false
@@ -129,11 +144,14 @@ function caddyReady(child: ChildProcess): Promise<void> {
     lines.on('line', (line) => {
       stderr.push(line)
       if (stderr.length > 50) stderr.shift()
-      let entry: { msg?: unknown; subjects?: unknown }
+      let entry: { msg?: unknown; subjects?: unknown; actual_address?: unknown }
       try {
         entry = JSON.parse(line) as typeof entry
       } catch {
         return
+      }
+      if (entry.msg === 'port 0 listener' && typeof entry.actual_address === 'string') {
+        ports.push(Number(/:(\d+)$/.exec(entry.actual_address)?.[1]))
       }
       if (entry.msg === 'serving initial configuration') serving = true
       if (
@@ -143,7 +161,15 @@ function caddyReady(child: ChildProcess): Promise<void> {
       ) {
         cached = true
       }
-      if (serving && cached) resolve()
+      if (serving && cached) {
+        if (ports.length === listeners && ports.every((port) => port > 0)) resolve(ports)
+        else
+          reject(
+            new Error(
+              `caddy is serving, but logged ports [${ports.join(', ')}] for ${listeners} listeners:\n${stderr.join('\n')}`,
+            ),
+          )
+      }
     })
     child.once('error', reject)
     child.once('exit', (code, signal) => {
@@ -164,17 +190,15 @@ const stack = shared(async (): Promise<Stack> => {
       `Failed to run caddy (${version.error.message}). This test needs Caddy 2.6 or later on PATH: apt-get install caddy`,
     )
   }
-  // `servers { protocols }` is new in 2.6.
+  // The "port 0 listener" line and `protocols` are 2.6's.
   const [major = 0, minor = 0] = (/^v?(\d+)\.(\d+)/.exec(version.stdout) ?? []).slice(1).map(Number)
   if (major < 2 || (major === 2 && minor < 6)) {
     throw new Error(`This test needs Caddy 2.6 or later, got: ${version.stdout.trim()}`)
   }
 
-  const [trustedServer, untrustedServer, trustedPort, untrustedPort] = await Promise.all([
+  const [trustedServer, untrustedServer] = await Promise.all([
     startServer({ port: 0, trustProxy: true, allowedHosts: [NAME] }),
     startServer({ port: 0, allowedHosts: [NAME] }),
-    freeLoopbackPort(),
-    freeLoopbackPort(),
   ])
   started.servers.push(trustedServer, untrustedServer)
 
@@ -182,29 +206,40 @@ const stack = shared(async (): Promise<Stack> => {
   started.dir = dir
   const home = join(dir, 'home')
   for (const sub of ['home', 'data', 'config']) mkdirSync(join(dir, sub))
-  const config = join(dir, 'Caddyfile')
-  writeFileSync(
-    config,
-    caddyfile([
-      { port: trustedPort, upstream: new URL(trustedServer.url).host },
-      { port: untrustedPort, upstream: new URL(untrustedServer.url).host },
-    ]),
-  )
-  const child = spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], {
+  const config = join(dir, 'caddy.json')
+  const upstreams = [trustedServer, untrustedServer].map((server) => new URL(server.url).host)
+  writeFileSync(config, JSON.stringify(caddyConfig(upstreams), null, 2))
+  const child = spawn('caddy', ['run', '--config', config], {
     cwd: dir,
     env: { ...process.env, HOME: home, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   started.caddy = { child, exited: once(child, 'exit') }
-  await caddyReady(child)
+  const ports = await caddyReady(child, upstreams.length)
+  const ca = readFileSync(join(dir, 'data/caddy/pki/authorities/local/root.crt'))
+
+  // Caddy logs the ports it got, not which server got which: a request through each port, marked
+  // with the port, shows which sandbox it reached.
+  const site = (server: RunningServer, port: number): Site => ({ server, port, origin: `https://${NAME}:${port}` })
+  const portOf = async (server: RunningServer): Promise<number> => {
+    for (const port of ports) {
+      const probe = site(server, port)
+      const answer = await viaCaddy(ca, probe, 'GET', '/v1/pets?limit=1', { ...AUTH, 'X-Probe': String(port) })
+      expect(answer.status, answer.body).toBe(200)
+      if (server.sandbox.requests.last()?.headers['x-probe'] === String(port)) return port
+    }
+    throw new Error(`no port of Caddy's (${ports.join(', ')}) leads to the sandbox at ${server.url}`)
+  }
+  const trustedPort = await portOf(trustedServer)
+  const untrustedPort = await portOf(untrustedServer)
+  expect(untrustedPort).not.toBe(trustedPort)
 
   started.browser = await launchChromium([`--host-resolver-rules=MAP ${NAME} 127.0.0.1`, '--ignore-certificate-errors'])
-  const site = (server: RunningServer, port: number): Site => ({ server, port, origin: `https://${NAME}:${port}` })
   return {
     trusted: site(trustedServer, trustedPort),
     untrusted: site(untrustedServer, untrustedPort),
     browser: started.browser,
-    ca: readFileSync(join(dir, 'data/caddy/pki/authorities/local/root.crt')),
+    ca,
   }
 })
 

@@ -32,7 +32,9 @@ describe('the API reference page in headless Chromium', () => {
     const text = await page.locator('#swagger-ui').innerText()
     for (const operationId of ['listPets', 'createPet', 'getPet']) expect(text).toContain(operationId)
     expect(await page.locator('.opblock-deprecated').innerText()).toContain('/pets/{petId}')
-    await expect.poll(() => page.locator('.sandbox-key code').first().innerText()).toBe('petstore-sandbox-key')
+    await expect
+      .poll(() => page.locator('.sandbox-key code').first().innerText(), { timeout: 15_000 })
+      .toBe('petstore-sandbox-key')
 
     // Try GET /pets through the page: the key was pre-filled, so the sandbox answers 200.
     await page.locator('#operations-pets-listPets').click()

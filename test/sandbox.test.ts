@@ -36,7 +36,7 @@ describe('createSandbox', () => {
 
   it('routes what fetch hands over: in-process, dot segments are already gone', async () => {
     const sandbox = createSandbox()
-    // new Request() normalises the URL before msw sees it; the README says so.
+    // new Request() normalises the URL before msw sees it; docs/behaviour.md says so.
     const request = new Request('https://a.test/v1/pets/../pets/%2e%2e/pets/1')
     expect(new URL(request.url).pathname).toBe('/v1/pets/1')
     const response = await send(sandbox, request.url)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { Pet } from '../src/core/contract.js'
-import { indexPets } from '../src/core/pet-index.js'
-import { asyncStore, createTenantStore, PetValidationError } from '../src/core/store.js'
+import type { Pet } from '../src/core/api/contract.js'
+import { indexPets } from '../src/core/api/pet-index.js'
+import { asyncStore, createTenantStore, PetValidationError } from '../src/core/api/store.js'
 
 const createPetStore = (pets: readonly Pet[]) => {
   const store = createTenantStore(indexPets(pets))

@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../src/server.js'
 import { cases, type Case } from '../support/cases.js'
-import { freeLoopbackPort } from '../support/ports.js'
 
 const PRISM = process.env.PRISM_BIN ?? 'prism'
 const DOCUMENT = fileURLToPath(new URL('../../openapi.json', import.meta.url))
@@ -20,16 +19,21 @@ let proxy: string
 
 beforeAll(async () => {
   server = await startServer({ port: 0 })
-  const port = await freeLoopbackPort()
-  proxy = `http://127.0.0.1:${port}`
-  prism = spawn(PRISM, ['proxy', DOCUMENT, server.apiUrl, '--host', '127.0.0.1', '--port', String(port)], {
+  // Port 0: Prism binds a port of the system's choosing and says which in its "listening" line,
+  // so no port is found free first and then taken by someone else before Prism binds it.
+  prism = spawn(PRISM, ['proxy', DOCUMENT, server.apiUrl, '--host', '127.0.0.1', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  await new Promise<void>((resolve, reject) => {
+  proxy = await new Promise<string>((resolve, reject) => {
     let output = ''
     const watch = (chunk: Buffer) => {
       output += chunk.toString()
-      if (output.includes('Prism is listening')) resolve()
+      // The address is Node's server.address(): the port bound, not the 0 asked for.
+      const listening = /Prism is listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
+      if (listening?.[1] !== undefined) {
+        if (listening[1].endsWith(':0')) reject(new Error(`prism reports port 0: ${output}`))
+        else resolve(listening[1])
+      }
     }
     prism.stdout?.on('data', watch)
     prism.stderr?.on('data', watch)
