@@ -39,6 +39,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { allowedCpus, killGroup, rerunPinned } from './pinning.mjs'
 import { median } from './stats.mjs'
+import { stateBody } from './state-body.mjs'
 
 const SERVER_CORE = 0
 const LOAD_CORE = 1
@@ -457,22 +458,6 @@ async function readersMeasure(build) {
 
 // ---------------------------------------------------------------------------------------------
 // 3. The longest event-loop stall during a largest-size import
-
-/** A valid state just under `maxBytes`: as many small pets as fit (the most work per byte). */
-function stateBody(maxBytes) {
-  const head = '{"pets":['
-  const reserve = `],"nextId":${Number.MAX_SAFE_INTEGER}}`.length
-  const pets = []
-  let size = head.length
-  for (let id = 1; ; id++) {
-    const status = STATUSES[id % STATUSES.length]
-    const pet = JSON.stringify({ id, name: `Pet ${id}`, categoryId: 1 + (id % 7), ...(status && { status }) })
-    if (size + pet.length + 1 + reserve > maxBytes - 1) break
-    pets.push(pet)
-    size += pet.length + 1
-  }
-  return { body: `${head}${pets.join(',')}],"nextId":${pets.length + 1}}`, pets: pets.length }
-}
 
 /** Child role: builds the state, says `sending`, PUTs it, prints the answer as JSON. */
 async function importSender(origin, maxBytes) {
