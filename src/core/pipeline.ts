@@ -46,7 +46,7 @@ import { notFoundOutsideApi } from './docs/site.js'
 import type { SandboxState } from './admin/state.js'
 import type { TenantStore } from './api/store.js'
 import { ADMIN_PATH } from './http/mounts.js'
-import { parseTarget, type Target } from './http/target.js'
+import { parseTarget, targetTooLong, type Target } from './http/target.js'
 
 interface Pipeline {
   handle(request: CoreRequest): Promise<CoreResponse>
@@ -369,15 +369,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (UNSUPPORTED_METHODS.has(request.method)) {
       return refuse(new ApiError('not_implemented', `The ${request.method} method is not supported`))
     }
-    // Longer targets answer 414: no route is anywhere near, and logs and the journal keep them.
-    if (request.target.length > limits.targetLength) {
-      return refuse(
-        new ApiError(
-          'uri_too_long',
-          `The request target is ${request.target.length} characters long; the sandbox reads targets of up to ${limits.targetLength}`,
-        ),
-      )
-    }
+    const tooLong = targetTooLong(request.target, limits)
+    if (tooLong !== undefined) return refuse(tooLong)
     const target = parseTarget(request.target)
     if (target === undefined) {
       return refuse(

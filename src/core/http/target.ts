@@ -5,6 +5,8 @@
  *
  * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
  */
+import type { Limits } from '../limits.js'
+import { ApiError } from './errors.js'
 
 export interface Target {
   /** The path exactly as sent, e.g. `/v1/pets/%31`. */
@@ -33,4 +35,19 @@ function split(pathAndQuery: string, origin: string | undefined): Target {
   return mark === -1
     ? { path: pathAndQuery, query: '', origin }
     : { path: pathAndQuery.slice(0, mark), query: pathAndQuery.slice(mark + 1), origin }
+}
+
+/**
+ * The one 414 rule: a target longer than the targetLength limit. No route is anywhere near, and
+ * logs and the journal keep what they are sent. `whole` is false when a parser gave up part way
+ * through the target, so only a lower bound of its length is known.
+ */
+export function targetTooLong(target: string, limits: Limits, whole = true): ApiError | undefined {
+  if (target.length <= limits.targetLength) return undefined
+  return new ApiError(
+    'uri_too_long',
+    whole
+      ? `The request target is ${target.length} characters long; the sandbox reads targets of up to ${limits.targetLength}`
+      : `The request target is longer than the ${limits.targetLength} characters the sandbox reads`,
+  )
 }

@@ -5,7 +5,8 @@
  *
  * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
  */
-import { errorAnswer, type CoreResponse } from './http.js'
+import { errorAnswer, errorResponse, type CoreResponse } from './http.js'
+import { targetTooLong } from './target.js'
 import type { Limits } from '../limits.js'
 
 type Unparsable =
@@ -29,12 +30,10 @@ export function answerUnparsable(problem: Unparsable, limits: Limits): CoreRespo
       // target from many headers; a later chunk holds only headers, which may begin with a word
       // in capitals and a space too, but never then with a path or an absolute URL.
       const target = /^[A-Z]+ ((?:\/|[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^ \r\n]*)/.exec(problem.packet)?.[1]
-      return target !== undefined && target.length > limits.targetLength
-        ? errorAnswer(
-            'uri_too_long',
-            `The request target is longer than the ${limits.targetLength} characters the sandbox reads`,
-          )
-        : errorAnswer('headers_too_large', 'Request headers are too large')
+      const tooLong = target === undefined ? undefined : targetTooLong(target, limits, false)
+      return tooLong === undefined
+        ? errorAnswer('headers_too_large', 'Request headers are too large')
+        : errorResponse(tooLong)
     }
     case 'invalid':
       return errorAnswer(
