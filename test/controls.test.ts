@@ -806,6 +806,22 @@ describe('in-process options', () => {
     )
   })
 
+  it('holds createSandbox and startServer to the same options, the ones that need each other included', async () => {
+    const pattern = /^w-\d+$/
+    expect(() => createSandbox({ apiKeyPattern: pattern })).toThrow('apiKeyPattern needs isolate')
+    await expect(startServer({ port: 0, apiKeyPattern: pattern })).rejects.toThrow('apiKeyPattern needs isolate')
+    expect(() => createSandbox({ generate: 5, fixtures: [] })).toThrow('use fixtures or generate, not both')
+    await expect(startServer({ port: 0, corsOrigins: ['app.example.com'] })).rejects.toThrow(
+      'app.example.com is not an origin',
+    )
+    // A server always serves the API under /v1: a baseUrl from JavaScript is refused, not half-used.
+    await expect(startServer({ port: 0, baseUrl: '/api/v1' } as never)).rejects.toThrow(
+      'baseUrl is not a startServer option',
+    )
+    const accepted = createSandbox({ isolate: true, apiKeyPattern: pattern })
+    expect(accepted.isolated).toBe(true)
+  })
+
   it("a pending delay keeps a closed server's process alive only until the shutdown bound cuts it", async () => {
     // A 60 s delay against a 100 ms shutdown bound: were the delay not cut, the test would time out.
     const script = `

@@ -88,6 +88,9 @@ const sandboxFields = (label: Label) => ({
 
 const serverFields = (label: Label) => ({
   ...sandboxFields(label),
+  // The server serves the API under /v1 and reports the package's version.
+  baseUrl: z.undefined({ error: 'baseUrl is not a startServer option: the server serves the API under /v1' }),
+  version: z.undefined({ error: "version is not a startServer option: the server reports the package's" }),
   port: integer(label('port'), 0, 65535),
   host: z.string().min(1, { error: 'host must be an interface address, e.g. 127.0.0.1' }),
   allowedHosts: z.union([z.literal('all'), z.array(z.string())], {

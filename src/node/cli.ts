@@ -55,7 +55,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .addOption(
       option('-p, --port <number>', 'port to listen on, 0 for a free one', 'PORT')
         .default(DEFAULT_PORT)
-        .argParser(checked('port', integer)),
+        .argParser(checked('port', decimal)),
     )
     .addOption(
       option('--host <address>', 'interface to bind (0.0.0.0 exposes it to the network)', 'PETSTORE_HOST').default(
@@ -75,7 +75,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .addOption(option('-w, --watch', 'reload the fixtures file when it changes', 'PETSTORE_WATCH'))
     .addOption(
       option('-g, --generate <count>', 'seed this many generated pets instead', 'PETSTORE_GENERATE').argParser(
-        checked('generate', integer),
+        checked('generate', decimal),
       ),
     )
     .addOption(
@@ -97,14 +97,14 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         '--max-tenants <count>',
         'with --isolate, keys whose data is kept; the least recently used goes past it (default: 1000)',
         'PETSTORE_MAX_TENANTS',
-      ).argParser(checked('maxTenants', integer)),
+      ).argParser(checked('maxTenants', decimal)),
     )
     .addOption(
       option(
         '--max-created-pets <count>',
         'pets one key may create between two resets; then 507 (default: 1000000)',
         'PETSTORE_MAX_CREATED_PETS',
-      ).argParser(checked('maxCreatedPets', integer)),
+      ).argParser(checked('maxCreatedPets', decimal)),
     )
     .addOption(
       option(
@@ -118,14 +118,14 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         '--failure-rate <0..1>',
         'answer this share of calls with a random 500 or 503',
         'PETSTORE_FAILURE_RATE',
-      ).argParser(checked('failureRate', rate)),
+      ).argParser(checked('failureRate', decimal)),
     )
     .addOption(
       option(
         '--random-seed <number>',
         'seed for --delay ranges, --failure-rate and --generate',
         'PETSTORE_RANDOM_SEED',
-      ).argParser(checked('randomSeed', integer)),
+      ).argParser(checked('randomSeed', decimal)),
     )
     .addOption(
       option(
@@ -139,7 +139,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         '--journal-limit <count>',
         'requests kept in the journal (default: 1000)',
         'PETSTORE_JOURNAL_LIMIT',
-      ).argParser(checked('journalLimit', integer)),
+      ).argParser(checked('journalLimit', decimal)),
     )
     .addOption(
       option(
@@ -162,12 +162,12 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         'PETSTORE_SHUTDOWN_TIMEOUT',
       )
         .default(DEFAULT_SHUTDOWN_TIMEOUT_MS)
-        .argParser(checked('shutdownTimeoutMs', integer)),
+        .argParser(checked('shutdownTimeoutMs', decimal)),
     )
     .addOption(
       option(
         '--limit <name=value>',
-        `set a budget of the limits table, repeatable: ${LIMIT_NAMES.filter((name) => LIMITS[name].min !== LIMITS[name].max).join(', ')}; values may end in KiB, MiB, GiB, ms or s`,
+        `set a budget of the limits table, repeatable: ${SETTABLE_LIMITS.join(', ')}; values may end in KiB, MiB, GiB, ms or s`,
         'PETSTORE_LIMITS',
       ).argParser(limit),
     )
@@ -309,6 +309,9 @@ function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdow
   process.on('SIGTERM', stop)
 }
 
+/** The budgets --limit can set: the table's rows whose range is more than one value. */
+const SETTABLE_LIMITS = LIMIT_NAMES.filter((name) => LIMITS[name].min !== LIMITS[name].max)
+
 /** What an error message calls an option, in the flags' words. */
 const WORDS: Readonly<Record<string, string>> = {
   failureRate: 'failure rate',
@@ -333,9 +336,9 @@ function checked<T>(name: OptionName, parse: (text: string) => T) {
   }
 }
 
-/** Digits as a number; anything else NaN, which no integer option accepts. */
-function integer(text: string): number {
-  return /^[0-9]+$/.test(text) ? Number(text) : Number.NaN
+/** A decimal number as written (`-1` and `1.5` too, for the schema to refuse by name); anything else NaN. */
+function decimal(text: string): number {
+  return /^[+-]?(?:\d+|\d*\.\d+)$/.test(text) ? Number(text) : Number.NaN
 }
 
 /** `200` or `100-500`; anything else NaN, which the delay option refuses. */
@@ -344,11 +347,6 @@ function delay(text: string): number | { min: number; max: number } {
   if (match === null) return Number.NaN
   const min = Number(match[1])
   return match[2] === undefined ? min : { min, max: Number(match[2]) }
-}
-
-/** A decimal such as `0.1` or `.5`; anything else NaN, which the failure rate refuses. */
-function rate(text: string): number {
-  return /^(?:\d+|\d*\.\d+)$/.test(text) ? Number(text) : Number.NaN
 }
 
 function pattern(value: string): RegExp {
@@ -379,7 +377,9 @@ function limit(
   for (const item of list(value, undefined)) {
     const [name = '', text = ''] = item.split('=', 2).map((part) => part.trim())
     if (!isLimitName(name)) {
-      throw new InvalidArgumentError(`${name} is not a limit; the limits are ${LIMIT_NAMES.join(', ')}.`)
+      throw new InvalidArgumentError(
+        `${name} is not a limit; the limits you can set are ${SETTABLE_LIMITS.join(', ')}.`,
+      )
     }
     const number = parseLimitValue(name, text)
     if (number === undefined) {
