@@ -113,6 +113,15 @@ describe('checkPet and parseSeed', () => {
       ]),
     ).toThrow('Invalid fixtures: entry 1: id 1 is already used by entry 0')
     expect(() => parseSeed({ pets: [] })).toThrow('Invalid fixtures: expected a JSON array of pets, got object')
+    // A duplicate of an entry that is bad in other ways is named in the same answer.
+    expect(() =>
+      parseSeed([
+        { id: 1, name: 'a', categoryId: 'x' },
+        { id: 1, name: 'b', categoryId: 1 },
+      ]),
+    ).toThrow(
+      'Invalid fixtures: entry 0 (id 1): categoryId must be an integer, got "x"; entry 1: id 1 is already used by entry 0',
+    )
   })
 
   it('returns frozen copies, so later edits to the input cannot change the seed', () => {

@@ -336,6 +336,31 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
         expect(await target.sandbox.pets.count()).toBe(32)
       })
     })
+
+    it('names a bad field, a duplicate id and a bad nextId in one answer, and changes nothing', async () => {
+      await using(make, async (target) => {
+        const before = await target.sandbox.snapshot()
+        const put = await target.send('PUT', '/__sandbox/state', {
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            pets: [
+              { id: 1, name: 'One', categoryId: 'x' },
+              { id: 1, name: 'Again', categoryId: 1 },
+              { id: 5, name: 'Five', categoryId: 1 },
+            ],
+            nextId: 2,
+          }),
+        })
+        expect(put.status).toBe(400)
+        expect(await put.json()).toEqual({
+          code: 'invalid_body',
+          status: 400,
+          message:
+            'Invalid state: pets.0.categoryId must be an integer, got "x"; pets.1.id is already used by pets.0; nextId must be greater than the highest id, 5',
+        })
+        expect(await target.sandbox.snapshot()).toEqual(before)
+      })
+    })
   })
 
   describe('health', () => {
