@@ -236,6 +236,40 @@ describe('the petstore-sandbox command', () => {
     expect(refused.stderr()).toContain('port must be an integer from 0 to 65535')
   })
 
+  // A flag's variable says on or off in words, any case; empty is unset; anything else is refused.
+  it.each([
+    ['1', true],
+    ['true', true],
+    ['YES', true],
+    ['On', true],
+    ['0', false],
+    ['false', false],
+    ['No', false],
+    ['OFF', false],
+    ['', false],
+    [' ', false],
+  ])('reads PETSTORE_ISOLATE=%j as %s', async (value, isolated) => {
+    const { cli } = await start(['--port', '0'], { PETSTORE_ISOLATE: value })
+    const keys = /^API keys?: .*$/m.exec(cli.stdout())?.[0]
+    expect(keys).toBe(
+      isolated
+        ? 'API keys: petstore-sandbox-key, or any key (each key has its own data)'
+        : 'API key: petstore-sandbox-key',
+    )
+  })
+
+  it.each(['maybe', '2', 'enabled'])('refuses PETSTORE_QUIET=%j, naming the variable', async (value) => {
+    const refused = spawnCli(['--port', '0'], { PETSTORE_QUIET: value })
+    running.push(refused)
+    expect(await refused.exited).toBe(1)
+    expect(refused.stderr()).toContain(`PETSTORE_QUIET=${JSON.stringify(value)} is not a switch`)
+  })
+
+  it('lets --isolate on the command line win over PETSTORE_ISOLATE=false', async () => {
+    const { cli } = await start(['--port', '0', '--isolate'], { PETSTORE_ISOLATE: 'false' })
+    expect(cli.stdout()).toMatch(/^API keys: .*or any key/m)
+  })
+
   it('seeds generated pets with --generate, the same for the same --random-seed', async () => {
     const spawnNames = async (args: string[]) => {
       const { cli, apiUrl } = await start(['--port', '0', '--quiet', ...args])

@@ -143,7 +143,7 @@ describe('pages from other sites against the sandbox in headless Chromium', () =
 
   beforeAll(async () => {
     ;[server, evil, front] = await Promise.all([
-      startServer({ port: 0, log: (line) => served.push(line) }),
+      startServer({ port: 0, log: (line) => served.push(line), logPolling: true }),
       startSite('evil.test'),
       startSite('A front end on localhost'),
     ])
@@ -405,7 +405,12 @@ describe('pages from other sites against the sandbox in headless Chromium', () =
 
   it('lets a page from a --cors-origin call the API, but not read the reference page or reach the admin routes', async () => {
     const log: string[] = []
-    const listed = await startServer({ port: 0, corsOrigins: [evilOrigin], log: (line) => log.push(line) })
+    const listed = await startServer({
+      port: 0,
+      corsOrigins: [evilOrigin],
+      log: (line) => log.push(line),
+      logPolling: true,
+    })
     try {
       const seeded = await listed.sandbox.pets.count()
       const page = await open(`${evilOrigin}/`, [evilOrigin, listed.url])

@@ -422,3 +422,71 @@ describe('startServer failures and shutdown', () => {
     }
   })
 })
+
+describe('the access log', () => {
+  const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
+
+  it("logs a request the shutdown's bound cut as cut, never with the status it would have had", async () => {
+    const lines: string[] = []
+    const server = await startServer({ port: 0, log: (line) => lines.push(line), shutdownTimeoutMs: 50 })
+    const held = fetch(`${server.apiUrl}/pets?limit=1`, { headers: { ...AUTH, Prefer: 'delay=60000' } }).then(
+      (response) => `answered ${response.status}`,
+      () => 'no answer',
+    )
+    await expect.poll(() => server.inFlight(), { timeout: 10_000 }).toBe(1)
+    await server.close()
+    expect(await held).toBe('no answer')
+    await expect.poll(() => lines, { timeout: 10_000 }).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      /^GET \/v1\/pets\?limit=1 cut \(the connection closed before the answer went out\) \d+\.\d ms$/,
+    )
+  })
+
+  it("leaves a dashboard's polling out of the default log, and keeps the API and the admin writes", async () => {
+    const lines: string[] = []
+    const server = await startServer({ port: 0, log: (line) => lines.push(line) })
+    try {
+      for (const path of ['/__sandbox/', '/__sandbox/health', '/__sandbox/traffic', '/__sandbox/ui/app.js', '/']) {
+        expect((await fetch(`${server.url}${path}`)).status, path).toBe(200)
+      }
+      // A failed read is no polling: it is logged.
+      expect((await fetch(`${server.url}/__sandbox/nowhere`)).status).toBe(404)
+      expect((await fetch(`${server.url}/__sandbox/reset`, { method: 'POST' })).status).toBe(204)
+      expect((await fetch(`${server.apiUrl}/pets?limit=1`, { headers: AUTH })).status).toBe(200)
+      await expect.poll(() => lines.length, { timeout: 10_000 }).toBe(3)
+      expect(lines.map((line) => line.replace(/ \d+\.\d ms$/, ''))).toEqual([
+        'GET /__sandbox/nowhere 404',
+        'POST /__sandbox/reset 204',
+        'GET /v1/pets?limit=1 200',
+      ])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('logs the polling too with logPolling, and one JSON object per line with logFormat json', async () => {
+    const lines: string[] = []
+    const server = await startServer({
+      port: 0,
+      log: (line) => lines.push(line),
+      logPolling: true,
+      logFormat: 'json',
+    })
+    try {
+      expect((await fetch(`${server.url}/__sandbox/health`)).status).toBe(200)
+      expect((await fetch(`${server.apiUrl}/pets`)).status).toBe(401)
+      await expect.poll(() => lines.length, { timeout: 10_000 }).toBe(2)
+      const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(entries.map(({ time: _time, ms: _ms, ...rest }) => rest)).toEqual([
+        { method: 'GET', target: '/__sandbox/health', outcome: 'sent', status: 200 },
+        { method: 'GET', target: '/v1/pets', outcome: 'sent', status: 401 },
+      ])
+      for (const entry of entries) {
+        expect(typeof entry.ms).toBe('number')
+        expect(Number.isNaN(Date.parse(String(entry.time)))).toBe(false)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+})

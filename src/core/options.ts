@@ -105,6 +105,8 @@ const serverFields = (label: Label) => ({
   shutdownTimeoutMs: budget(label('shutdownTimeoutMs'), 'shutdownTimeoutMs'),
   trustProxy: z.boolean({ error: 'trustProxy must be true or false' }),
   log: z.custom<(line: string) => void>((value) => typeof value === 'function', { error: 'log must be a function' }),
+  logPolling: z.boolean({ error: 'logPolling must be true or false' }),
+  logFormat: z.enum(['text', 'json'], { error: 'logFormat must be "text" or "json"' }),
 })
 
 /** Options that only make sense together. */

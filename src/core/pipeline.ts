@@ -407,6 +407,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
       // HEAD: GET's status and headers; a stream is not opened for it (its body would go nowhere).
       if (request.method === 'HEAD' && isEventStream(response.body)) response = { ...response, body: null }
+      if (area !== 'api' && response.status < 400 && (request.method === 'GET' || request.method === 'HEAD')) {
+        response = { ...response, polling: true }
+      }
       if (cors === undefined || request.method === 'OPTIONS') return response
       const headers = cors.answer(request, area)
       return headers === undefined ? response : { ...response, headers: { ...response.headers, ...headers } }

@@ -36,6 +36,7 @@ interface CliOptions {
   limit?: Partial<Record<LimitName, number>>
   trustProxy?: boolean
   quiet?: boolean
+  log?: string[]
 }
 
 /**
@@ -178,9 +179,17 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         'PETSTORE_TRUST_PROXY',
       ),
     )
+    .addOption(
+      option(
+        '--log <what>',
+        "what the access log adds, repeatable: admin (the admin routes' and pages' reads a dashboard polls), json (one JSON object per line)",
+        'PETSTORE_LOG',
+      ).argParser(logChoices),
+    )
     .addOption(option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'))
     .showHelpAfterError('(run petstore-sandbox --help for usage)')
     .parse(argv)
+  readFlagsFromEnvironment(program)
 
   const options = program.opts<CliOptions>()
   if (options.watch === true && options.fixtures === undefined) program.error('error: --watch needs --fixtures <file>')
@@ -217,7 +226,11 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
           : options.shutdownTimeout,
       ...(options.limit && { limits: options.limit }),
       ...(options.trustProxy === true && { trustProxy: true }),
-      ...(!options.quiet && { log }),
+      ...(!options.quiet && {
+        log,
+        logPolling: options.log?.includes('admin') === true,
+        logFormat: options.log?.includes('json') === true ? ('json' as const) : ('text' as const),
+      }),
     })
   } catch (error) {
     return fail((error as Error).message)
@@ -312,6 +325,39 @@ function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdow
 /** The budgets --limit can set: the table's rows whose range is more than one value. */
 const SETTABLE_LIMITS = LIMIT_NAMES.filter((name) => LIMITS[name].min !== LIMITS[name].max)
 
+/** What a flag's environment variable may say, in any case; an empty value means unset. */
+const SWITCH_WORDS: Readonly<Record<string, boolean>> = {
+  '1': true,
+  true: true,
+  yes: true,
+  on: true,
+  '0': false,
+  false: false,
+  no: false,
+  off: false,
+}
+
+/**
+ * Commander turns a flag on when its variable is set at all, so `PETSTORE_ISOLATE=false` would
+ * isolate. Each flag that took its value from the environment is read again here: on, off, unset
+ * when empty, or an error naming the variable.
+ */
+function readFlagsFromEnvironment(program: Command): void {
+  for (const option of program.options) {
+    const name = option.attributeName()
+    if (option.required || option.optional || option.envVar === undefined) continue
+    if (program.getOptionValueSource(name) !== 'env') continue
+    const text = (process.env[option.envVar] ?? '').trim().toLowerCase()
+    const value = text === '' ? undefined : SWITCH_WORDS[text]
+    if (text !== '' && value === undefined) {
+      program.error(
+        `error: ${option.envVar}=${JSON.stringify(process.env[option.envVar])} is not a switch: use 1/0, true/false, yes/no or on/off, or leave it empty`,
+      )
+    }
+    program.setOptionValueWithSource(name, value, 'env')
+  }
+}
+
 /** What an error message calls an option, in the flags' words. */
 const WORDS: Readonly<Record<string, string>> = {
   failureRate: 'failure rate',
@@ -390,6 +436,17 @@ function limit(
     result[name] = number
   }
   return result
+}
+
+/** `--log admin`, `--log json`, repeatable; its variable a comma-separated list. */
+function logChoices(value: string, previous: string[] | undefined): string[] {
+  const added = list(value, undefined)
+  for (const choice of added) {
+    if (choice !== 'admin' && choice !== 'json') {
+      throw new InvalidArgumentError(`${choice} is not a log choice: use admin or json.`)
+    }
+  }
+  return [...(previous ?? []), ...added]
 }
 
 function origins(value: string, previous: string[] | undefined): string[] {

@@ -53,8 +53,15 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version
    * host against the Host rule. Off by default: without a proxy, any client could send them.
    */
   trustProxy?: boolean
-  /** Receives one line per answered request (method, target, status, milliseconds). Default: none. */
+  /**
+   * Receives one access log line per request once its outcome is known: the status sent, or
+   * `cut` / `aborted` with the reason when no answer went out, and the milliseconds. Default: none.
+   */
   log?: (line: string) => void
+  /** Log the admin routes' and the site's successful reads too (a dashboard polls them). Default: false. */
+  logPolling?: boolean
+  /** `text` (`GET /v1/pets 200 1.4 ms`) or `json` (one object per line, for tools). Default: `text`. */
+  logFormat?: 'text' | 'json'
 }
 
 export interface RunningServer {
@@ -95,6 +102,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port = 0,
     host = DEFAULT_HOST,
     log,
+    logPolling = false,
+    logFormat = 'text',
     allowedHosts = [],
     corsOrigins = [],
     trustProxy = false,
@@ -124,7 +133,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sandbox,
     limits,
     notices,
-    log,
+    log: log === undefined ? undefined : { write: log, polling: logPolling, json: logFormat === 'json' },
     flight: createFlight(),
     sockets: createSocketTracker(),
   }
@@ -216,12 +225,40 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
 }
 
+interface AccessLog {
+  readonly write: (line: string) => void
+  readonly polling: boolean
+  readonly json: boolean
+}
+
+/** One access log line: the status sent, or what happened instead (cut, aborted) and why. */
+function logLine(
+  log: AccessLog,
+  request: IncomingMessage,
+  started: number,
+  outcome: { status: number } | { kind: 'cut' | 'aborted'; reason: string },
+): void {
+  const ms = Number((performance.now() - started).toFixed(1))
+  const method = request.method ?? ''
+  const target = request.url ?? ''
+  if (log.json) {
+    const fields =
+      'status' in outcome
+        ? { outcome: 'sent', status: outcome.status }
+        : { outcome: outcome.kind, status: null, reason: outcome.reason }
+    log.write(JSON.stringify({ time: new Date().toISOString(), method, target, ...fields, ms }))
+    return
+  }
+  const result = 'status' in outcome ? String(outcome.status) : `${outcome.kind} (${outcome.reason})`
+  log.write(`${method} ${target} ${result} ${ms.toFixed(1)} ms`)
+}
+
 /** What every request's handling shares. */
 interface Adapter {
   readonly sandbox: SandboxCore
   readonly limits: Limits
   readonly notices: Notices
-  readonly log: ((line: string) => void) | undefined
+  readonly log: AccessLog | undefined
   readonly flight: Flight
   readonly sockets: SocketTracker
 }
@@ -382,15 +419,35 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
       `${request.method ?? ''} ${request.url ?? ''}: the client closed the connection before the request was complete`,
     )
     response.destroy()
+    if (log !== undefined) {
+      logLine(log, request, started, { kind: 'aborted', reason: 'the client closed the connection mid-request' })
+    }
     return
   }
   // Closing: the answer says so, so the client opens no new request on this connection. So does
   // an answer that leaves much of its body unread: reading it only to drop it costs more.
   const last = flight.closing() || body.unread() > limits.unreadBodyBytes
+  // Logged once the outcome is known: 'finish' when the whole answer went to the connection,
+  // 'close' before it when the connection went first (a shutdown's bound, a client gone).
+  const logged = log !== undefined && (answer.polling !== true || log.polling)
+  let told = false
+  const tell = (sent: boolean) => {
+    if (told || log === undefined) return
+    told = true
+    const cut = { kind: 'cut', reason: 'the connection closed before the answer went out' } as const
+    logLine(log, request, started, sent ? { status: answer.status } : cut)
+  }
+  if (logged) {
+    response.once('finish', () => {
+      tell(true)
+    })
+    response.once('close', () => {
+      tell(false)
+    })
+  }
   const outcome = write(response, answer, last, { flight, lingerMs: limits.lingerMs })
   if (last && !request.complete) lingerOnClose(request.socket, limits.lingerMs)
-  const ms = (performance.now() - started).toFixed(1)
-  log?.(`${request.method ?? ''} ${request.url ?? ''} ${outcome === 'cut' ? 'cut' : answer.status} ${ms} ms`)
+  if (logged && outcome === 'cut') tell(false)
 }
 
 function coreRequest(
@@ -453,7 +510,8 @@ function write(
   last: boolean,
   stream?: { flight: Flight; lingerMs: number },
 ): 'sent' | 'cut' {
-  if (response.destroyed) return 'cut'
+  // The connection, not the response's socket: a pipelined answer waits with no socket of its own.
+  if (response.destroyed || response.req.socket.destroyed) return 'cut'
   const { body } = answer
   if (isEventStream(body)) {
     response.writeHead(answer.status, answer.headers)

@@ -50,6 +50,11 @@ export interface CoreResponse {
   readonly headers: Readonly<Record<string, string>>
   /** Text (JSON, HTML, script), bytes (assets), an event stream, or nothing (204). */
   readonly body: string | Uint8Array | EventStream | null
+  /**
+   * A read of the admin routes or the site answered without error: what an open dashboard asks
+   * for again and again. A host's access log leaves it out unless asked for it.
+   */
+  readonly polling?: boolean
 }
 
 /**
