@@ -28,7 +28,7 @@ afterEach(async () => {
 async function start(args: string[], env: Record<string, string> = {}) {
   const cli = spawnCli(args, env)
   running.push(cli)
-  const [, apiUrl = ''] = await waitFor(cli, /listening on (http:\/\/\S+\/v1) with \d+ pets\n/)
+  const [, apiUrl = ''] = await waitFor(cli, /listening on (http:\/\/\S+\/v1) with \d+ pets?\n/)
   return { cli, apiUrl }
 }
 
@@ -270,6 +270,15 @@ describe('the petstore-sandbox command', () => {
     expect(cli.stdout()).toMatch(/^API keys: .*or any key/m)
   })
 
+  it('counts one pet as one, and lines up the banner', async () => {
+    const { cli } = await start(['--port', '0', '--generate', '1'])
+    expect(cli.stdout()).toMatch(/ with 1 pet\n/)
+    const labels = ['Try:', 'Docs:', 'Dashboard:', 'Reset:'].map(
+      (label) => new RegExp(`^${label} +\\S`, 'm').exec(cli.stdout())?.[0],
+    )
+    expect(new Set(labels.map((match) => match?.length)).size).toBe(1)
+  })
+
   it('seeds generated pets with --generate, the same for the same --random-seed', async () => {
     const spawnNames = async (args: string[]) => {
       const { cli, apiUrl } = await start(['--port', '0', '--quiet', ...args])
@@ -420,6 +429,7 @@ describe('the petstore-sandbox command', () => {
       [['--journal-limit', '1.5'], 'journal limit must be an integer from 0 to 1000000, got 1.5.'],
       [['--failure-rate', '-0.1'], 'failure rate must be a number from 0 to 1, got -0.1.'],
       [['--limit', 'nope=3'], 'the limits you can set are bodyBytes'],
+      [['--random-seed', '2147483648'], 'random seed must be an integer from 0 to 2147483647, got 2147483648.'],
       [['--watch'], '--watch needs --fixtures <file>'],
       [['--api-key-pattern', 'x'], '--api-key-pattern needs --isolate'],
       [['--isolate', '--api-key-pattern', '('], 'not a valid regular expression'],

@@ -74,7 +74,7 @@ const sandboxFields = (label: Label) => ({
   failureRate: z.custom<number>((value) => typeof value === 'number' && value >= 0 && value <= 1, {
     error: (issue) => `${label('failureRate')} must be a number from 0 to 1, got ${String(issue.input)}`,
   }),
-  randomSeed: integer(label('randomSeed'), 0, 2 ** 31),
+  randomSeed: integer(label('randomSeed'), 0, 2 ** 31 - 1),
   isolate: z.boolean({ error: 'isolate must be true or false' }),
   apiKeyPattern: z.instanceof(RegExp, { error: 'apiKeyPattern must be a RegExp' }),
   maxTenants: budget(label('maxTenants'), 'tenants'),

@@ -272,6 +272,7 @@ function fail(message: string): never {
 
 async function printBanner(server: RunningServer, options: CliOptions): Promise<void> {
   const { sandbox } = server
+  const count = await sandbox.pets.count()
   const key = sandbox.apiKeys[0] ?? DEFAULT_API_KEY
   const keys = options.isolate
     ? `${sandbox.apiKeys.join(', ')}, or ${options.apiKeyPattern ? `any key matching ${String(options.apiKeyPattern)}` : 'any key'} (each key has its own data)`
@@ -285,13 +286,13 @@ async function printBanner(server: RunningServer, options: CliOptions): Promise<
   ].filter(Boolean)
   console.log(
     [
-      `Pet Store sandbox listening on ${server.apiUrl} with ${await sandbox.pets.count()} pets`,
+      `Pet Store sandbox listening on ${server.apiUrl} with ${count} pet${count === 1 ? '' : 's'}`,
       `API key${sandbox.apiKeys.length > 1 || options.isolate ? 's' : ''}: ${keys}`,
       ...(conditions.length > 0 ? [`Simulating: ${conditions.join(', ')}`] : []),
-      `Try:   curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`,
-      `Docs:  ${server.url}/`,
+      `Try:       curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`,
+      `Docs:      ${server.url}/`,
       `Dashboard: ${server.url}${ADMIN_PATH}/`,
-      `Reset: curl -X POST ${server.url}${ADMIN_PATH}/reset`,
+      `Reset:     curl -X POST ${server.url}${ADMIN_PATH}/reset`,
       'Press Ctrl-C to stop.',
     ].join('\n'),
   )
