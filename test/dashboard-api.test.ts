@@ -73,6 +73,28 @@ describe('tenants, traffic and events', () => {
     vi.restoreAllMocks()
   })
 
+  it('tells keys that differ only at the end apart, and lists the default key first', async () => {
+    const isolated = await startServer({ port: 0, isolate: true })
+    try {
+      for (const key of ['worker-2', 'worker-1']) {
+        const answer = await fetch(`${isolated.apiUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } })
+        expect(answer.status).toBe(200)
+      }
+      // The default key's tenant is used last, so the least recently used order alone would list it last.
+      expect(
+        (await fetch(`${isolated.apiUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${KEY}` } })).status,
+      ).toBe(200)
+      const tenants = (await (await fetch(`${isolated.url}/__sandbox/tenants`)).json()) as { label: string }[]
+      expect(tenants.map((tenant) => tenant.label)).toEqual([
+        'default',
+        'wo*****2 (8 characters)',
+        'wo*****1 (8 characters)',
+      ])
+    } finally {
+      await isolated.close()
+    }
+  })
+
   it('lists tenants by handle with the key masked, and scopes admin routes by ?tenant=', async () => {
     await fetch(`${server.apiUrl}/pets`, {
       method: 'POST',
@@ -87,7 +109,7 @@ describe('tenants, traffic and events', () => {
     }[]
     expect(JSON.stringify(tenants)).not.toContain('worker-secret-7')
     const worker = tenants.find((tenant) => tenant.label !== 'default')
-    expect(worker).toMatchObject({ label: 'work******** (15 characters)', pets: 33, createdSinceReset: 1 })
+    expect(worker).toMatchObject({ label: 'work********-7 (15 characters)', pets: 33, createdSinceReset: 1 })
     const page = (await (
       await checkedFetch(`${server.url}/__sandbox/pets?offset=32&tenant=${worker?.id ?? ''}`)
     ).json()) as Page
@@ -149,7 +171,7 @@ describe('tenants, traffic and events', () => {
     expect(JSON.parse(request)).toMatchObject({
       method: 'POST',
       status: 201,
-      tenant: 'st******** (10 characters)',
+      tenant: 'st*******1 (10 characters)',
       headers: expect.objectContaining({ authorization: 'Bearer [redacted]' }) as unknown,
     })
     expect(text).not.toContain('streamer-1')

@@ -174,7 +174,11 @@ export function createTenants(options: {
       for (const tenant of tenants.values()) most = Math.max(most, tenant.store.createdCount())
       return most
     },
-    list: () => [...tenants].map(([key, tenant]) => ({ handle: tenant.handle, key, store: tenant.store })),
+    // The default key's data first, then the others from the least recently used.
+    list: () =>
+      [...tenants]
+        .sort(([a], [b]) => Number(b === defaultKey) - Number(a === defaultKey))
+        .map(([key, tenant]) => ({ handle: tenant.handle, key, store: tenant.store })),
     keyOf: (handle) => keysByHandle.get(handle),
     handleOf: (key) => tenants.get(idOf(key))?.handle,
   }

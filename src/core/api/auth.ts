@@ -89,10 +89,15 @@ export function unauthorized(message: string, credentialGiven: boolean): ApiErro
   return new ApiError('unauthorized', message, { 'WWW-Authenticate': challenge })
 }
 
-/** A key as logs may show it: enough to tell keys apart, never the key itself. */
+/**
+ * A key as logs, the journal and the dashboard show it: its first and last characters (4 and 2
+ * of a key of 12 or more, 2 and 1 of a shorter one, none of one under 6), so `worker-1` and
+ * `worker-2` are told apart, and never the key itself.
+ */
 export function maskKey(key: string): string {
-  const shown = key.length >= 12 ? 4 : key.length >= 6 ? 2 : 0
-  return `${key.slice(0, shown)}${'*'.repeat(Math.min(key.length - shown, 8))} (${key.length} characters)`
+  const [head, tail] = key.length >= 12 ? [4, 2] : key.length >= 6 ? [2, 1] : [0, 0]
+  const hidden = '*'.repeat(Math.min(key.length - head - tail, 8))
+  return `${key.slice(0, head)}${hidden}${key.slice(key.length - tail)} (${key.length} characters)`
 }
 
 /** Compares two byte strings in time that depends only on the longer length. */
