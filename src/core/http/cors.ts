@@ -44,11 +44,8 @@ export function createCorsPolicy(
    * The one Origin rule of the admin routes, the reference page and the document: local origins,
    * and the sandbox's own (its Host already passed the allowlist), whatever --cors-origin says.
    */
-  const isAdminOrigin = (request: CoreRequest, origin: string) => {
-    if (isLocalOrigin(origin)) return true
-    const own = ownOrigin(request, trustProxy)
-    return own !== undefined && (URL.canParse(origin) ? new URL(origin).origin : origin) === own
-  }
+  const isAdminOrigin = (request: CoreRequest, origin: string) =>
+    isLocalOrigin(origin) || originOf(origin) === ownOrigin(request, trustProxy)
   const named = (request: CoreRequest, origin: string, area: Area) =>
     area === 'api' ? isLocalOrigin(origin) || listed.has(origin.toLowerCase()) : isAdminOrigin(request, origin)
   const allows = (request: CoreRequest, origin: string, area: Area) =>
@@ -66,10 +63,11 @@ export function createCorsPolicy(
     allows,
     refuseAdmin(request) {
       const origin = header(request.headers, 'origin')
-      if (origin === undefined || isAdminOrigin(request, origin)) return undefined
-      // The page's own host over https while the sandbox sees http: a proxy terminating TLS.
+      if (origin === undefined || isLocalOrigin(origin)) return undefined
       const own = ownOrigin(request, trustProxy)
-      const sent = URL.canParse(origin) ? new URL(origin).origin : origin
+      const sent = originOf(origin)
+      if (sent === own) return undefined
+      // The page's own host over https while the sandbox sees http: a proxy terminating TLS.
       const proxied = !trustProxy && own !== undefined && sent.startsWith('https://') && sent.slice(8) === own.slice(7)
       return new ApiError(
         'forbidden',
@@ -100,4 +98,9 @@ export function createCorsPolicy(
       }
     },
   }
+}
+
+/** An Origin as the server's own origin is spelled (lower case, no default port); as sent when it is no URL. */
+function originOf(origin: string): string {
+  return URL.canParse(origin) ? new URL(origin).origin : origin
 }
