@@ -217,7 +217,8 @@ export async function renderReport(results, meta) {
       "rather than the server set the pace, and that server's req/s is a floor.",
     httpTable(http, jsonServerName),
     'The sandbox runs with its defaults (`--port 0 --quiet`, request journal on). The bare POST parses the ' +
-      `body and serializes a new pet. ${jsonServerName} serves fixtures/pets.json as \`pets\`: GET /pets ` +
+      `body and serializes a new pet. ${jsonServerName} (installed by the benchmark into a scratch folder, ` +
+      'not a dependency of this project) serves fixtures/pets.json as `pets`: GET /pets ' +
       'answers every pet, pretty-printed, where the others answer a page of 20; its ids are strings, so ' +
       `/pets/7 is pet 7. Under --isolate each key (\`worker-0\`..\`worker-${ISOLATE_KEYS - 1}\`, in ` +
       "rotation) has its own copy of the data, created in the warm-up; it is compared with the shared sandbox's " +
