@@ -42,8 +42,8 @@ describe('the petstore-sandbox command', () => {
   it('prints the URL, the key and a curl line, answers requests, logs them and stops on SIGTERM', async () => {
     const { cli, apiUrl } = await start(['--port', '0'])
     expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
-    expect(cli.stdout()).toContain('API key: petstore-sandbox-key')
-    expect(cli.stdout()).toContain(`Dashboard: ${apiUrl.replace(/\/v1$/, '')}/__sandbox/`)
+    expect(cli.stdout()).toContain('API key:    petstore-sandbox-key')
+    expect(cli.stdout()).toMatch(new RegExp(`^Dashboard: +${apiUrl.replace(/\/v1$/, '')}/__sandbox/$`, 'm'))
     expect(cli.stdout()).toContain(`curl -H 'Authorization: Bearer petstore-sandbox-key' '${apiUrl}/pets?limit=3'`)
 
     const response = await checkedFetch(`${apiUrl}/pets?limit=3`, {
@@ -174,7 +174,7 @@ describe('the petstore-sandbox command', () => {
         PETSTORE_CORS_ORIGINS: 'https://app.example.com',
         PETSTORE_QUIET: '1',
       })
-      expect(cli.stdout()).toContain('API keys: alpha, beta')
+      expect(cli.stdout()).toContain('API keys:   alpha, beta')
       const { port } = new URL(apiUrl)
       const { rawRequest } = await import('./support/raw-http.js')
       const viaName = await rawRequest(
@@ -210,7 +210,7 @@ describe('the petstore-sandbox command', () => {
 
   it('replaces the default key with the --api-key values', async () => {
     const { cli, apiUrl } = await start(['--port', '0', '--api-key', 'alpha', '--api-key', 'beta'])
-    expect(cli.stdout()).toContain('API keys: alpha, beta')
+    expect(cli.stdout()).toContain('API keys:   alpha, beta')
     const status = async (key: string) =>
       (await checkedFetch(`${apiUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } })).status
     expect(await status('alpha')).toBe(200)
@@ -250,11 +250,11 @@ describe('the petstore-sandbox command', () => {
     [' ', false],
   ])('reads PETSTORE_ISOLATE=%j as %s', async (value, isolated) => {
     const { cli } = await start(['--port', '0'], { PETSTORE_ISOLATE: value })
-    const keys = /^API keys?: .*$/m.exec(cli.stdout())?.[0]
+    const keys = /^API keys?: +.*$/m.exec(cli.stdout())?.[0]
     expect(keys).toBe(
       isolated
-        ? 'API keys: petstore-sandbox-key, or any key (each key has its own data)'
-        : 'API key: petstore-sandbox-key',
+        ? 'API keys:   petstore-sandbox-key, or any key (each key has its own data)'
+        : 'API key:    petstore-sandbox-key',
     )
   })
 
@@ -267,15 +267,23 @@ describe('the petstore-sandbox command', () => {
 
   it('lets --isolate on the command line win over PETSTORE_ISOLATE=false', async () => {
     const { cli } = await start(['--port', '0', '--isolate'], { PETSTORE_ISOLATE: 'false' })
-    expect(cli.stdout()).toMatch(/^API keys: .*or any key/m)
+    expect(cli.stdout()).toMatch(/^API keys: +.*or any key/m)
   })
 
   it('counts one pet as one, and lines up the banner', async () => {
-    const { cli } = await start(['--port', '0', '--generate', '1'])
+    const { cli } = await start(['--port', '0', '--generate', '1', '--delay', '5', '--host', '0.0.0.0'])
     expect(cli.stdout()).toMatch(/ with 1 pet\n/)
-    const labels = ['Try:', 'Docs:', 'Dashboard:', 'Reset:'].map(
-      (label) => new RegExp(`^${label} +\\S`, 'm').exec(cli.stdout())?.[0],
-    )
+    const labels = [
+      'Network:',
+      'Warning:',
+      'Restrict:',
+      'API key:',
+      'Simulating:',
+      'Try:',
+      'Docs:',
+      'Dashboard:',
+      'Reset:',
+    ].map((label) => new RegExp(`^${label} +\\S`, 'm').exec(cli.stdout())?.[0])
     expect(new Set(labels.map((match) => match?.length)).size).toBe(1)
   })
 
@@ -341,9 +349,9 @@ describe('the petstore-sandbox command', () => {
       '--quiet',
     ])
     expect(cli.stdout()).toContain(
-      'API keys: petstore-sandbox-key, or any key matching /team-[a-z]+/ (each key has its own data)',
+      'API keys:   petstore-sandbox-key, or any key matching /team-[a-z]+/ (each key has its own data)',
     )
-    expect(cli.stdout()).toContain('Simulating: delay 10-20 ms')
+    expect(cli.stdout()).toMatch(/^Simulating: +delay 10-20 ms$/m)
     const create = (key: string) =>
       checkedFetch(`${apiUrl}/pets`, {
         method: 'POST',

@@ -5,7 +5,7 @@
  * CORS for `*` and `null`, query names matched exactly, and bodies never read when refused.
  */
 import { connect } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createSandbox } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
@@ -316,7 +316,13 @@ describe('timeouts', () => {
   })
 
   it('answers a body that never finishes with a JSON 408, storing nothing', async () => {
-    const slow = await startServer({ port: 0, limits: { headersTimeoutMs: 200, requestTimeoutMs: 400 } })
+    const lines: string[] = []
+    const warn = vi.spyOn(console, 'warn')
+    const slow = await startServer({
+      port: 0,
+      limits: { headersTimeoutMs: 200, requestTimeoutMs: 400 },
+      log: (line) => lines.push(line),
+    })
     try {
       const raw = await exchange(
         slow,
@@ -327,7 +333,13 @@ describe('timeouts', () => {
       expect(answer?.status).toBe(408)
       expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ code: 'request_timeout', status: 408 })
       expect(await slow.sandbox.pets.count()).toBe(32)
+      // The log tells the 408 it sent; no notice blames the client for leaving.
+      await vi.waitFor(() => {
+        expect(lines).toEqual([expect.stringMatching(/^POST \/v1\/pets 408 \d+\.\d ms$/)])
+      })
+      expect(warn).not.toHaveBeenCalled()
     } finally {
+      warn.mockRestore()
       await slow.close()
     }
   })

@@ -44,10 +44,11 @@ describe('readJson: numbers', () => {
     expect(valueOf(`{"n":${literal}}`)).toEqual({ n: number })
   })
 
-  it.each(['-0', '-0.0', '0.000', '-0e5'])('reads the zero %s as a number', (literal) => {
-    const value = valueOf(literal)
-    expect(typeof value).toBe('number')
-    expect(Math.abs(value as number)).toBe(0)
+  it.each(['-0', '-0.0', '0.000', '-0e5', '-0.0e-0'])('reads the zero %s as 0, never -0', (literal) => {
+    // JSON.parse gives -0 for most of these; a stored -0 would be a categoryId of "-0" to callers.
+    expect(Object.is(valueOf(literal), 0)).toBe(true)
+    expect(Object.is(valueOf(`[${literal}]`), 0)).toBe(false)
+    expect(valueOf(`[${literal}]`)).toEqual([0])
   })
 
   it.each([
@@ -305,7 +306,6 @@ describe('readJson: syntax', () => {
     '"a string long enough to be copied rather than sliced"',
     '{"a long key that is not cached":"and a long value with an \\n escape"}',
     '{"":""}',
-    '-0.0e-0',
   ])('reads %j as JSON.parse does', (text) => {
     expect(valueOf(text)).toEqual(JSON.parse(text))
   })

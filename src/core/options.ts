@@ -9,7 +9,7 @@
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { TOKEN_PATTERN } from './api/auth.js'
 import { MAX_DELAY_MS } from './admin/contract.js'
 import { LIMITS, type LimitName } from './limits.js'
@@ -107,6 +107,7 @@ const serverFields = (label: Label) => ({
   log: z.custom<(line: string) => void>((value) => typeof value === 'function', { error: 'log must be a function' }),
   logPolling: z.boolean({ error: 'logPolling must be true or false' }),
   logFormat: z.enum(['text', 'json'], { error: 'logFormat must be "text" or "json"' }),
+  logColors: z.boolean({ error: 'logColors must be true or false' }),
 })
 
 /** Options that only make sense together. */

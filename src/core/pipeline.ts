@@ -16,7 +16,7 @@
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
-import type { Authenticate } from './api/auth.js'
+import { unauthorized, type Authenticate } from './api/auth.js'
 import type { CorsPolicy } from './http/cors.js'
 import { ApiError } from './http/errors.js'
 import {
@@ -30,8 +30,8 @@ import {
 } from './http/http.js'
 import { checkContentCoding, readJsonBody, tooLarge } from './http/json-body.js'
 import type { Limits } from './limits.js'
-import { authorityOf, forwardedHost } from './http/forwarded.js'
-import { isHostAllowed, readHost, type AllowedHosts } from './http/local.js'
+import { authorityOf, clientAddress, forwardedHost } from './http/forwarded.js'
+import { isHostAllowed, isLoopbackAddress, readHost, type AllowedHosts } from './http/local.js'
 import {
   allowedMethods,
   operationFor,
@@ -44,6 +44,7 @@ import { OPERATIONS, type OperationId } from './admin/contract.js'
 import { readPrefer, simulatedFailure } from './admin/scenarios.js'
 import { notFoundOutsideApi } from './docs/site.js'
 import type { SandboxState } from './admin/state.js'
+import { labelTenant } from './admin/tenants.js'
 import type { TenantStore } from './api/store.js'
 import { ADMIN_PATH } from './http/mounts.js'
 import { parseTarget, targetTooLong, type Target } from './http/target.js'
@@ -60,6 +61,8 @@ interface PipelineOptions {
   readonly surface: Surface
   readonly limits: Limits
   readonly authenticate: Authenticate
+  /** The admin routes' credential for a request from another machine: the listed keys only. */
+  readonly authenticateAdmin: Authenticate
   /** The state once the seed is ready (a generated seed loads faker first). */
   readonly state: () => SandboxState | Promise<SandboxState>
   /** Server: Host names allowed besides local names and IP literals, or `all`. */
@@ -290,7 +293,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       })
       if (state.events.listening()) announce(state, operation, key, response.status, kept)
     }
-    return response
+    return state.isolated && key !== undefined ? { ...response, tenant: labelTenant(key, state.defaultKey) } : response
   }
 
   const other = async (
@@ -313,6 +316,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (match === undefined) throw notFoundOutsideApi(target.path, basePath)
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
       const authorization = header(request.headers, 'authorization')
+      const elsewhere = fromElsewhere(request)
+      if (elsewhere && area === 'admin' && operation.key === 'optional' && operation.shipped !== true) {
+        checkAdminKey(authorization)
+      }
       let key =
         operation.key !== 'none' && authorization !== undefined ? options.authenticate(authorization) : undefined
       // The dashboard scopes by ?tenant=, a handle that never shows the key itself.
@@ -320,12 +327,35 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (handle !== undefined) key = tenantKey(state, handle)
       let read: BodyRead | undefined
       if (operation.body !== undefined) [read, release] = await takeBody(request, operation, state)
-      const exchange = { request, target, params: match.params, key, state, store: undefined }
+      const exchange = { request, target, params: match.params, key, state, store: undefined, elsewhere }
       return await run(operation, exchange, read, { body: null, bytes: 0 })
     } catch (error) {
       return fail(error, request)
     } finally {
       release()
+    }
+  }
+
+  /** Whether a request comes from another machine: a peer beyond loopback, or one a trusted proxy names. */
+  const fromElsewhere = (request: CoreRequest): boolean => {
+    const address = clientAddress(request, options.trustProxy)
+    return address !== undefined && !isLoopbackAddress(address)
+  }
+
+  /**
+   * The admin routes answer this machine freely. Another machine (a sandbox listening beyond
+   * loopback, or a LAN client behind a trusted proxy) needs one of the listed API keys: the data
+   * and its controls are not open to a whole network without a credential.
+   */
+  const checkAdminKey = (authorization: string | undefined): void => {
+    try {
+      options.authenticateAdmin(authorization)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      throw unauthorized(
+        `${ADMIN_PATH} answers another machine only with one of the sandbox's API keys (--api-key): ${error.message}`,
+        authorization !== undefined,
+      )
     }
   }
 

@@ -7,7 +7,7 @@
  */
 import { adminRoutes } from './admin/operations.js'
 import type { SandboxHealth } from './admin/contract.js'
-import { createAuthenticator, DEFAULT_API_KEY, maskKey } from './api/auth.js'
+import { createAuthenticator, DEFAULT_API_KEY } from './api/auth.js'
 import { parseBaseUrl } from './http/base-url.js'
 import { createClock } from './admin/clock.js'
 import type { Pet, StoreState } from './api/contract.js'
@@ -40,7 +40,7 @@ import {
   type SandboxState,
 } from './admin/state.js'
 import { asyncStore, type PetStore } from './api/store.js'
-import { createTenants } from './admin/tenants.js'
+import { createTenants, labelTenant } from './admin/tenants.js'
 
 export interface SandboxOptions {
   /** Keys accepted as `Authorization: Bearer <key>`. Default: `["petstore-sandbox-key"]`. */
@@ -182,7 +182,8 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     isolated ? { pattern: options.apiKeyPattern, any: options.apiKeyPattern === undefined } : {},
   )
   const defaultKey = apiKeys[0] ?? DEFAULT_API_KEY
-  const journal = createJournal(limits.journalEntries, isolated ? maskKey : () => null, limits.journalBytes)
+  const label = (key: string) => labelTenant(key, defaultKey)
+  const journal = createJournal(limits.journalEntries, isolated ? label : () => null, limits.journalBytes)
   const events = createEventBus()
   const counters = createCounters()
   const scenarios = createScenarioBook()
@@ -212,7 +213,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
       onEvict: (key) => {
         notices.notice(
           'eviction',
-          `evicted the data of key ${maskKey(key)}, the least recently used of ${limits.tenants} tenants; that key starts again from the seed`,
+          `evicted the data of key ${label(key).label}, the least recently used of ${limits.tenants} tenants; that key starts again from the seed`,
         )
       },
     }),
@@ -249,6 +250,8 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     surface: hosting.surface,
     limits,
     authenticate,
+    // From another machine, the admin routes want one of these keys: never a key isolated mode accepts unlisted.
+    authenticateAdmin: createAuthenticator(apiKeys),
     state,
     allowedHosts: hosting.allowedHosts ?? [],
     trustProxy: hosting.trustProxy ?? false,

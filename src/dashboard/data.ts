@@ -1,12 +1,13 @@
 /**
  * The Data panel: one page of pets at a time from `/__sandbox/pets` (50 rows, a status filter,
- * first/previous/next/last), and the create form, validated as the API validates a NewPet and
- * sent to the API itself, whose Error message is shown when it refuses.
+ * first/previous/next/last), and the create form, checked by the API's own code (rules.ts) and
+ * sent to the API itself, whose Error message is shown when it refuses all the same.
  *
  * May import: other dashboard files.
  */
 import { adminUrl, getJson, sendJson, type Pet, type PetPage } from './api.js'
 import { alertIn, byId, h, messageOf, num, say } from './dom.js'
+import { checkCreateForm } from './rules.js'
 
 const PAGE_SIZE = 50
 const CATEGORIES = ['dogs', 'cats', 'birds', 'fish', 'reptiles', 'small mammals']
@@ -108,20 +109,16 @@ export function setUpData(apiKey: string, apiBase: string): void {
     event.preventDefault()
     if (busy) return
     alertIn('create-error', '')
-    const nameProblem = checkName(name.value)
-    const categoryProblem = checkCategory(category.value)
-    fieldError(name, nameProblem)
-    fieldError(category, categoryProblem)
-    if (nameProblem !== '' || categoryProblem !== '') {
-      ;(nameProblem === '' ? category : name).focus()
+    // The API's own check (rules.ts): the form refuses exactly what createPet would.
+    const { body, problems } = checkCreateForm(name.value, category.value, status.value)
+    fieldError(name, problems.name.join('; '))
+    fieldError(category, problems.categoryId.join('; '))
+    if (problems.other.length > 0) alertIn('create-error', `Not created: ${problems.other.join('; ')}`)
+    if (problems.name.length + problems.categoryId.length + problems.other.length > 0) {
+      ;(problems.name.length > 0 ? name : category).focus()
       return
     }
     busy = true
-    const body = {
-      name: name.value,
-      categoryId: Number(category.value.trim()),
-      ...(status.value === '' ? {} : { status: status.value }),
-    }
     sendJson(`${apiBase}/pets`, 'POST', body, apiKey)
       .then(async (response) => {
         const pet = (await response.json()) as Pet
@@ -138,24 +135,6 @@ export function setUpData(apiKey: string, apiBase: string): void {
         busy = false
       })
   })
-}
-
-/** The API's rule for name: 1 to 255 characters, at least one not a space. */
-function checkName(value: string): string {
-  if (value.length === 0) return 'Enter a name.'
-  if (value.length > 255) return `The name is ${value.length} characters long; at most 255.`
-  if (!/\S/.test(value)) return 'The name needs a character that is not a space.'
-  return ''
-}
-
-/** The API's rule for categoryId: an integer JavaScript holds exactly. */
-function checkCategory(value: string): string {
-  const text = value.trim()
-  if (text === '') return 'Enter a category id.'
-  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    return 'The category id must be a whole number (for example 1).'
-  }
-  return ''
 }
 
 function fieldError(input: HTMLInputElement, problem: string): void {

@@ -13,6 +13,8 @@ import type { Pet } from '../core/api/contract.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, startServer, type RunningServer } from './server.js'
 import { packageVersion } from './package-files.js'
+import { isLoopbackHost, reachableUrls } from './exposure.js'
+import { paintFor, plain, type Paint } from './terminal.js'
 
 interface CliOptions {
   port: number
@@ -41,10 +43,22 @@ interface CliOptions {
 
 /**
  * One option and the environment variable that sets it too. Repeatable options read the variable
- * as a comma-separated list; a flag without a value is on when its variable is set at all.
+ * as a comma-separated list; flags read it as a switch (readFlagsFromEnvironment). `shown` is the
+ * default the help gives for an option whose default is decided later (the core's, or a file's).
  */
-function option(flags: string, description: string, env: string): Option {
-  return new Option(flags, description).env(env)
+function option(flags: string, description: string, env: string, shown?: string | number): Option {
+  const made = new Option(flags, description).env(env)
+  if (shown !== undefined) made.defaultValueDescription = String(shown)
+  return made
+}
+
+/** Every option's help ends the same way: `(default: 3210, env: PORT)`. */
+function describeOption(made: Option): string {
+  const shown =
+    made.defaultValueDescription ?? (made.defaultValue === undefined ? undefined : String(made.defaultValue))
+  const extra = [shown !== undefined && `default: ${shown}`, made.envVar !== undefined && `env: ${made.envVar}`]
+  const text = extra.filter(Boolean).join(', ')
+  return text === '' ? made.description : `${made.description} (${text})`
 }
 
 /** Runs the CLI with process.argv-style arguments. Resolves once the server is listening. */
@@ -59,20 +73,21 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         .argParser(checked('port', decimal)),
     )
     .addOption(
-      option('--host <address>', 'interface to bind (0.0.0.0 exposes it to the network)', 'PETSTORE_HOST').default(
-        DEFAULT_HOST,
-      ),
+      option(
+        '--host <address>',
+        'interface to bind; 0.0.0.0 or another non-loopback address opens the sandbox to that network',
+        'PETSTORE_HOST',
+      ).default(DEFAULT_HOST),
     )
     .addOption(
       option(
         '-k, --api-key <key>',
-        `accepted API key, repeatable (default: ${DEFAULT_API_KEY})`,
+        'accepted API key, repeatable; from other machines the admin routes want one too',
         'PETSTORE_API_KEYS',
+        DEFAULT_API_KEY,
       ).argParser(list),
     )
-    .addOption(
-      option('-f, --fixtures <file>', 'JSON file with the seed pets (default: the bundled seed)', 'PETSTORE_FIXTURES'),
-    )
+    .addOption(option('-f, --fixtures <file>', 'JSON file with the seed pets', 'PETSTORE_FIXTURES', 'the bundled seed'))
     .addOption(option('-w, --watch', 'reload the fixtures file when it changes', 'PETSTORE_WATCH'))
     .addOption(
       option('-g, --generate <count>', 'seed this many generated pets instead', 'PETSTORE_GENERATE').argParser(
@@ -96,15 +111,17 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .addOption(
       option(
         '--max-tenants <count>',
-        'with --isolate, keys whose data is kept; the least recently used goes past it (default: 1000)',
+        'with --isolate, keys whose data is kept; the least recently used goes past it',
         'PETSTORE_MAX_TENANTS',
+        LIMITS.tenants.value,
       ).argParser(checked('maxTenants', decimal)),
     )
     .addOption(
       option(
         '--max-created-pets <count>',
-        'pets one key may create between two resets; then 507 (default: 1000000)',
+        'pets one key may create between two resets; then 507',
         'PETSTORE_MAX_CREATED_PETS',
+        LIMITS.createdPetsPerTenant.value,
       ).argParser(checked('maxCreatedPets', decimal)),
     )
     .addOption(
@@ -138,8 +155,9 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .addOption(
       option(
         '--journal-limit <count>',
-        'requests kept in the journal (default: 1000)',
+        'requests kept in the journal',
         'PETSTORE_JOURNAL_LIMIT',
+        LIMITS.journalEntries.value,
       ).argParser(checked('journalLimit', decimal)),
     )
     .addOption(
@@ -187,6 +205,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
       ).argParser(logChoices),
     )
     .addOption(option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'))
+    .configureHelp({ optionDescription: describeOption })
     .showHelpAfterError('(run petstore-sandbox --help for usage)')
     .parse(argv)
   readFlagsFromEnvironment(program)
@@ -197,6 +216,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
   const log = (line: string) => {
     console.log(line)
   }
+  const colors = paintFor(process.stdout) !== plain
 
   let server: RunningServer
   try {
@@ -230,6 +250,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         log,
         logPolling: options.log?.includes('admin') === true,
         logFormat: options.log?.includes('json') === true ? ('json' as const) : ('text' as const),
+        logColors: colors,
       }),
     })
   } catch (error) {
@@ -272,6 +293,7 @@ function fail(message: string): never {
 
 async function printBanner(server: RunningServer, options: CliOptions): Promise<void> {
   const { sandbox } = server
+  const paint = paintFor(process.stdout)
   const count = await sandbox.pets.count()
   const key = sandbox.apiKeys[0] ?? DEFAULT_API_KEY
   const keys = options.isolate
@@ -282,20 +304,56 @@ async function printBanner(server: RunningServer, options: CliOptions): Promise<
       `delay ${typeof options.delay === 'number' ? options.delay : `${options.delay.min}-${options.delay.max}`} ms`,
     options.failureRate !== undefined && `failure rate ${options.failureRate}`,
     options.now !== undefined && `clock starts at ${options.now}`,
-    options.watch === true && `watching ${options.fixtures ?? ''}`,
   ].filter(Boolean)
+  const link = (url: string) => paint('cyan', url)
+  const line = (label: string, text: string) => `${paint('bold', label.padEnd(LABEL_WIDTH))}${text}`
   console.log(
     [
-      `Pet Store sandbox listening on ${server.apiUrl} with ${count} pet${count === 1 ? '' : 's'}`,
-      `API key${sandbox.apiKeys.length > 1 || options.isolate ? 's' : ''}: ${keys}`,
-      ...(conditions.length > 0 ? [`Simulating: ${conditions.join(', ')}`] : []),
-      `Try:       curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`,
-      `Docs:      ${server.url}/`,
-      `Dashboard: ${server.url}${ADMIN_PATH}/`,
-      `Reset:     curl -X POST ${server.url}${ADMIN_PATH}/reset`,
+      `Pet Store sandbox listening on ${link(server.apiUrl)} with ${count} pet${count === 1 ? '' : 's'}`,
+      ...exposure(server, options, paint),
+      line(`API key${sandbox.apiKeys.length > 1 || options.isolate ? 's' : ''}:`, keys),
+      ...(conditions.length > 0 ? [line('Simulating:', conditions.join(', '))] : []),
+      ...(options.watch === true ? [line('Watching:', `${options.fixtures ?? ''} (a change reloads the seed)`)] : []),
+      line('Try:', `curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`),
+      line('Docs:', link(`${server.url}/`)),
+      line('Dashboard:', link(`${server.url}${ADMIN_PATH}/`)),
+      line('Reset:', `curl -X POST ${server.url}${ADMIN_PATH}/reset`),
       'Press Ctrl-C to stop.',
     ].join('\n'),
   )
+}
+
+/** The banner's labels and their texts line up: "Simulating: " is the longest. */
+const LABEL_WIDTH = 'Simulating: '.length
+
+/**
+ * Listening beyond loopback, or answering any Host name, is a choice to make knowingly: the
+ * banner says where the sandbox is reachable, what is open, and how to narrow it.
+ */
+function exposure(server: RunningServer, options: CliOptions, paint: Paint): string[] {
+  const lines: string[] = []
+  const label = (text: string) => paint('bold', text.padEnd(LABEL_WIDTH))
+  const port = Number(new URL(server.url).port)
+  if (!isLoopbackHost(options.host)) {
+    const urls = reachableUrls(options.host, port)
+    lines.push(
+      `${label('Network:')}${urls.length === 0 ? 'no network interface is up yet' : urls.map((url) => paint('cyan', url)).join(', ')}`,
+      paint(
+        'yellow',
+        `${label('Warning:')}--host ${options.host} opens the API and the admin routes to that network; from other machines the admin routes want an API key.`,
+      ),
+      `${label('Restrict:')}--allowed-host <the name clients use> and --api-key <a key of your own>${server.sandbox.apiKeys.includes(DEFAULT_API_KEY) ? ` (${DEFAULT_API_KEY} is public)` : ''}.`,
+    )
+  }
+  if (options.allowedHost?.includes('all') === true) {
+    lines.push(
+      paint(
+        'yellow',
+        `${label('Warning:')}--allowed-host all answers any Host name: a web page can reach the sandbox through DNS rebinding.`,
+      ),
+    )
+  }
+  return lines
 }
 
 /** Exit codes for a second signal, as a shell reports a process killed by it: 128 + its number. */

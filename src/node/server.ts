@@ -29,6 +29,7 @@ import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../cor
 import { answerUnparsable } from '../core/http/unparsable.js'
 import { createAssets } from './assets.js'
 import { packageVersion } from './package-files.js'
+import { coloured, hueStyle, plain, statusStyle, type Paint } from './terminal.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 3210
@@ -62,10 +63,15 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version
   logPolling?: boolean
   /** `text` (`GET /v1/pets 200 1.4 ms`) or `json` (one object per line, for tools). Default: `text`. */
   logFormat?: 'text' | 'json'
+  /** Terminal colours in `text` lines: the status by class, the tenant by its hue. The CLI sets it on a TTY. Default: false. */
+  logColors?: boolean
 }
 
 export interface RunningServer {
-  /** The server's origin, e.g. `http://127.0.0.1:3210`. */
+  /**
+   * The server's origin as this machine reaches it, e.g. `http://127.0.0.1:3210`; listening on
+   * 0.0.0.0 or `::`, the loopback address (`http://127.0.0.1:3210`, `http://[::1]:3210`).
+   */
   readonly url: string
   /** Where the API lives, e.g. `http://127.0.0.1:3210/v1`. */
   readonly apiUrl: string
@@ -104,6 +110,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log,
     logPolling = false,
     logFormat = 'text',
+    logColors = false,
     allowedHosts = [],
     corsOrigins = [],
     trustProxy = false,
@@ -133,9 +140,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sandbox,
     limits,
     notices,
-    log: log === undefined ? undefined : { write: log, polling: logPolling, json: logFormat === 'json' },
+    log:
+      log === undefined
+        ? undefined
+        : { write: log, polling: logPolling, json: logFormat === 'json', paint: logColors ? coloured : plain },
     flight: createFlight(),
     sockets: createSocketTracker(),
+    timedOut: new WeakSet(),
   }
   // Host is the core's to judge (a JSON 400 on HTTP/1.1 without it, HTTP/1.0 let through), not Node's.
   const server = createServer(
@@ -170,6 +181,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   })
   server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer; reason?: string }, socket: Duplex) => {
     socket.on('error', ignore)
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') adapter.timedOut.add(socket)
     // A socket's own failure (a reset, a broken pipe): no one is left to answer.
     if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && error.code?.startsWith('HPE_') !== true) {
       socket.destroy()
@@ -214,7 +226,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     throw new ServerStartError(describeListenError(error, host, port), { cause: error })
   }
   const address = server.address() as AddressInfo
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+  // A wildcard address is no place a browser can open: this machine reaches it on loopback.
+  const near = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address
+  const url = `http://${near.includes(':') ? `[${near}]` : near}:${address.port}`
   let closed: Promise<void> | undefined
   return {
     url,
@@ -229,14 +243,19 @@ interface AccessLog {
   readonly write: (line: string) => void
   readonly polling: boolean
   readonly json: boolean
+  readonly paint: Paint
 }
 
-/** One access log line: the status sent, or what happened instead (cut, aborted) and why. */
+/**
+ * One access log line: the status sent, or what happened instead (cut, aborted) and why, the
+ * milliseconds, and in isolated mode whose data it was.
+ */
 function logLine(
   log: AccessLog,
   request: IncomingMessage,
   started: number,
   outcome: { status: number } | { kind: 'cut' | 'aborted'; reason: string },
+  tenant?: CoreResponse['tenant'],
 ): void {
   const ms = Number((performance.now() - started).toFixed(1))
   const method = request.method ?? ''
@@ -246,11 +265,25 @@ function logLine(
       'status' in outcome
         ? { outcome: 'sent', status: outcome.status }
         : { outcome: outcome.kind, status: null, reason: outcome.reason }
-    log.write(JSON.stringify({ time: new Date().toISOString(), method, target, ...fields, ms }))
+    log.write(
+      JSON.stringify({
+        time: new Date().toISOString(),
+        method,
+        target,
+        ...fields,
+        ms,
+        ...(tenant && { tenant: tenant.label }),
+      }),
+    )
     return
   }
-  const result = 'status' in outcome ? String(outcome.status) : `${outcome.kind} (${outcome.reason})`
-  log.write(`${method} ${target} ${result} ${ms.toFixed(1)} ms`)
+  const { paint } = log
+  const result =
+    'status' in outcome
+      ? paint(statusStyle(outcome.status), String(outcome.status))
+      : paint('red', `${outcome.kind} (${outcome.reason})`)
+  const whose = tenant === undefined ? '' : ` ${paint(hueStyle(tenant.hue), `[${tenant.label}]`)}`
+  log.write(`${method} ${target} ${result} ${paint('dim', `${ms.toFixed(1)} ms`)}${whose}`)
 }
 
 /** What every request's handling shares. */
@@ -261,6 +294,8 @@ interface Adapter {
   readonly log: AccessLog | undefined
   readonly flight: Flight
   readonly sockets: SocketTracker
+  /** Connections Node's requestTimeout ended (a 408 went out): their requests were not abandoned by the client. */
+  readonly timedOut: WeakSet<object>
 }
 
 function ignore(): void {
@@ -413,12 +448,17 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
   const body = new BodyReader(request, response, headers)
   const answer = await sandbox.handle(coreRequest(request, headers, (limit) => body.read(limit), bytes))
   if (body.gone) {
+    response.destroy()
+    // The client was too slow and got its 408 (clientError): the log says so, not that it left.
+    if (adapter.timedOut.has(request.socket)) {
+      if (log !== undefined) logLine(log, request, started, { status: 408 })
+      return
+    }
     // An ordinary event, not a failure: one line, no stack, and repeats summarised.
     adapter.notices.notice(
       'client-gone',
       `${request.method ?? ''} ${request.url ?? ''}: the client closed the connection before the request was complete`,
     )
-    response.destroy()
     if (log !== undefined) {
       logLine(log, request, started, { kind: 'aborted', reason: 'the client closed the connection mid-request' })
     }
@@ -435,7 +475,7 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
     if (told || log === undefined) return
     told = true
     const cut = { kind: 'cut', reason: 'the connection closed before the answer went out' } as const
-    logLine(log, request, started, sent ? { status: answer.status } : cut)
+    logLine(log, request, started, sent ? { status: answer.status } : cut, answer.tenant)
   }
   if (logged) {
     response.once('finish', () => {
@@ -463,6 +503,8 @@ function coreRequest(
     headerBytes,
     body: null,
     ...(readBody !== undefined && { readBody }),
+    // Empty when the socket is gone already: the core then counts it as another machine's.
+    remoteAddress: request.socket.remoteAddress ?? '',
     httpVersion: request.httpVersion,
   }
 }

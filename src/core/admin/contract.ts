@@ -4,7 +4,7 @@
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { PetSchema } from '../api/contract.js'
 import { LIMIT_NAMES, LIMITS } from '../limits.js'
 
@@ -48,7 +48,18 @@ export const JournalEntrySchema = z
     body: z.unknown().meta({ description: 'createPet: the body parsed as JSON, or its text when it is not JSON' }),
     status: z.int(),
     durationMs: z.number(),
-    tenant: z.string().nullable().meta({ description: 'Isolated mode: the key, masked; otherwise null' }),
+    tenant: z
+      .string()
+      .nullable()
+      .meta({ description: 'Isolated mode: "default", or the key masked (as in GET /tenants); otherwise null' }),
+    tenantHue: z
+      .int()
+      .min(0)
+      .max(330)
+      .nullable()
+      .meta({
+        description: "Isolated mode: the tenant's colour, a hue in degrees (as in GET /tenants); otherwise null",
+      }),
   })
   .meta({ description: 'One request the API answered' })
 
@@ -84,7 +95,12 @@ export const SandboxHealthSchema = z.object({
 
 export const TenantSchema = z.object({
   id: z.string().meta({ description: 'The handle that names the tenant in ?tenant=, never its key' }),
-  label: z.string().meta({ description: '"default", or the key masked' }),
+  label: z.string().meta({ description: '"default", or the key masked: its first and last characters and its length' }),
+  hue: z
+    .int()
+    .min(0)
+    .max(330)
+    .meta({ description: 'A colour that stays with the key, as a hue in degrees (0, 30, ... 330); never reveals it' }),
   pets: z.int().min(0),
   createdSinceReset: z.int().min(0),
 })

@@ -12,6 +12,7 @@ import type { JournalEntry, OperationId } from './contract.js'
 import { header, type RequestHeaders } from '../http/http.js'
 import { LIMITS } from '../limits.js'
 import { parseTarget } from '../http/target.js'
+import type { TenantLabel } from './tenants.js'
 
 /** What an entry costs besides its target, headers and body: its fields and the objects around them. */
 const ENTRY_OVERHEAD_BYTES = 256
@@ -73,10 +74,10 @@ interface Item {
   entry?: JournalEntry
 }
 
-/** `label` names a tenant's key in entries: masked in isolated mode, null when there is one tenant. */
+/** `label` names a tenant's key in entries (isolated mode: labelTenant); null when there is one tenant. */
 export function createJournal(
   limit: number,
-  label: (key: string) => string | null = () => null,
+  label: (key: string) => TenantLabel | null = () => null,
   maxBytes: number = LIMITS.journalBytes.value,
 ): WritableJournal {
   if (!Number.isSafeInteger(limit) || limit < 0) {
@@ -148,7 +149,7 @@ function sizeOf(recorded: Recorded): number {
   return size
 }
 
-function toEntry(id: number, recorded: Recorded, label: (key: string) => string | null): JournalEntry {
+function toEntry(id: number, recorded: Recorded, label: (key: string) => TenantLabel | null): JournalEntry {
   const target = parseTarget(recorded.target)
   // Object.fromEntries defines each name as an own property: a name such as __proto__ is only data.
   const params = new URLSearchParams(target?.query ?? '')
@@ -178,8 +179,12 @@ function toEntry(id: number, recorded: Recorded, label: (key: string) => string 
     body: recorded.body,
     status: recorded.status,
     durationMs: Math.round(recorded.durationMs * 100) / 100,
-    tenant: recorded.tenant === undefined ? null : label(recorded.tenant),
+    ...tenantOf(recorded.tenant === undefined ? null : label(recorded.tenant)),
   })
+}
+
+function tenantOf(shown: TenantLabel | null): { tenant: string | null; tenantHue: number | null } {
+  return { tenant: shown?.label ?? null, tenantHue: shown?.hue ?? null }
 }
 
 /** Keeps a scheme visible (a wrong scheme is a common mistake); a credential, never. */

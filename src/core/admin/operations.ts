@@ -15,7 +15,6 @@ import {
   TenantSchema,
   TrafficSchema,
 } from './contract.js'
-import { maskKey } from '../api/auth.js'
 import { checkStoreStateInSlices, PET_STATUSES, StoreStateSchema, type PetStatus } from '../api/contract.js'
 import { COUNTER_SECONDS } from './counters.js'
 import { ApiError } from '../http/errors.js'
@@ -30,6 +29,7 @@ import { ScenarioError } from './scenarios.js'
 import { pause } from '../http/json-body.js'
 import { applyState, healthOf, journalFor, resetState, scenarioBookFor, snapshotState } from './state.js'
 import { createTenantStore } from '../api/store.js'
+import { labelTenant } from './tenants.js'
 
 /** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
 function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -203,7 +203,7 @@ const listTenants = admin({
       200,
       state.tenants.list().map(({ handle, key, store }) => ({
         id: handle,
-        label: key === state.defaultKey ? 'default' : maskKey(key),
+        ...labelTenant(key, state.defaultKey),
         pets: store.count(),
         createdSinceReset: store.createdCount(),
       })),

@@ -17,6 +17,27 @@ import { ApiError } from '../http/errors.js'
 import { indexPets, type PetIndex } from '../api/pet-index.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
 import { createTenantStore, type StoreBudgets, type TenantStore } from '../api/store.js'
+import { maskKey } from '../api/auth.js'
+
+/**
+ * How a tenant is shown in the access log, the journal, the dashboard and GET /tenants, the same
+ * everywhere: "default" for the default key, otherwise the key masked (maskKey), and a hue that
+ * stays with the key, so two workers are told apart at a glance. The hue is one of 12 (0, 30,
+ * ... 330 degrees) from a hash of the key: it gives away less than 4 bits, and never the key.
+ */
+export interface TenantLabel {
+  readonly label: string
+  readonly hue: number
+}
+
+export function labelTenant(key: string, defaultKey: string): TenantLabel {
+  // FNV-1a over the UTF-16 code units: stable across runs and platforms, and cheap.
+  let hash = 0x811c9dc5
+  for (let index = 0; index < key.length; index++) {
+    hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193) >>> 0
+  }
+  return { label: key === defaultKey ? 'default' : maskKey(key), hue: (hash % 12) * 30 }
+}
 
 export interface Tenants {
   /** Whose data a request with this key reads and steers: the key's own (isolated), or everyone's (undefined). */

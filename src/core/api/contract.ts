@@ -5,7 +5,7 @@
  *
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { InexactNumber } from '../http/json.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const

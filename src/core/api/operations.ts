@@ -4,7 +4,7 @@
  *
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { checkListPetsQuery, checkNewPet, checkPetId, ListPetsQuerySchema, PetIdSchema } from './contract.js'
 import { ApiError } from '../http/errors.js'
 import { json, JSON_HEADERS } from '../http/http.js'

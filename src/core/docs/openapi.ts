@@ -6,7 +6,7 @@
  *
  * May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { adminRoutes } from '../admin/operations.js'
 import { DEFAULT_API_KEY } from '../api/auth.js'
 import { ErrorSchema, NewPetSchema, PetSchema, PetStatusSchema } from '../api/contract.js'

@@ -58,7 +58,15 @@ const dashboard: Operation = {
   hidden: true,
   errors: [],
   success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
-  run: ({ state }) => html(dashboardPage({ apiKey: state.defaultKey, apiBase: state.basePath, assetsPath: UI_PATH })),
+  // Another machine gets the page without the key: it asks for one (admin routes want it from there).
+  run: ({ state, elsewhere }) =>
+    html(
+      dashboardPage({
+        apiKey: elsewhere === true ? '' : state.defaultKey,
+        apiBase: state.basePath,
+        assetsPath: UI_PATH,
+      }),
+    ),
 }
 
 /** The dashboard's script and styles, built with the package and shipped by the host. */

@@ -17,7 +17,7 @@ export function authorityOf(origin: string): string {
  * overwrite what a client sent), then `Forwarded` (RFC 7239), which they pass on as the client
  * sent it unless told to set it. The last element is the nearest proxy's.
  */
-function forwardedParameter(request: CoreRequest, name: 'proto' | 'host'): string | undefined {
+function forwardedParameter(request: CoreRequest, name: 'proto' | 'host' | 'for'): string | undefined {
   const legacy = header(request.headers, `x-forwarded-${name}`)?.split(',').at(-1)?.trim()
   if (legacy !== undefined && legacy !== '') return legacy
   const forwarded = header(request.headers, 'forwarded')
@@ -37,6 +37,17 @@ export function forwardedHost(request: CoreRequest): string | undefined {
 function forwardedProto(request: CoreRequest): string | undefined {
   const proto = forwardedParameter(request, 'proto')?.toLowerCase()
   return proto === 'https' || proto === 'http' ? proto : undefined
+}
+
+/**
+ * The address of whoever sent the request: the peer the adapter saw, or with trustProxy the
+ * client the nearest proxy names (X-Forwarded-For, then Forwarded's `for`). Undefined in-process.
+ */
+export function clientAddress(request: CoreRequest, trustProxy: boolean): string | undefined {
+  if (!trustProxy) return request.remoteAddress
+  const named = forwardedParameter(request, 'for')
+  // Forwarded writes IPv6 as "[::1]" and may add a port; a name such as "unknown" is kept as is.
+  return named === undefined ? request.remoteAddress : named.replace(/^\[([^\]]*)\](?::\d+)?$/, '$1')
 }
 
 /** The origin pages of this server have: from the Host, or with trustProxy from the proxy's headers. */

@@ -33,6 +33,12 @@ export interface CoreRequest {
   readonly readBody?: (maxBytes: number) => Promise<BodyRead>
   /** The headers' size as sent, when the adapter counted it: what the journal weighs them at. */
   readonly headerBytes?: number
+  /**
+   * From a server: the peer's IP address as the socket gives it, empty when it is unknown. The
+   * core decides what it means (the admin routes want a key from another machine); undefined
+   * in-process, where every request comes from the test or page that holds the sandbox.
+   */
+  readonly remoteAddress?: string
   /** `1.0` or `1.1`, from a server: an HTTP/1.0 request may come without Host. */
   readonly httpVersion?: string
 }
@@ -55,6 +61,8 @@ export interface CoreResponse {
    * for again and again. A host's access log leaves it out unless asked for it.
    */
   readonly polling?: boolean
+  /** Isolated mode: whose data an API request used, as logs and the dashboard show it (labelTenant). */
+  readonly tenant?: { readonly label: string; readonly hue: number }
 }
 
 /**

@@ -461,10 +461,14 @@ class Reader {
       while (code >= ZERO && code <= NINE)
     }
     this.pos = pos
-    if (whole && pos - start <= ALWAYS_EXACT_LENGTH) return negative ? -integer : integer
+    // `0 - integer`, not `-integer`: "-0" is read as 0, as below.
+    if (whole && pos - start <= ALWAYS_EXACT_LENGTH) return negative ? 0 - integer : integer
     const literal = text.slice(start, pos)
     const value = Number(literal)
-    return isExact(literal, value) ? value : new InexactNumber(literal)
+    if (!isExact(literal, value)) return new InexactNumber(literal)
+    // A zero is read as 0, never -0: an integer field has no negative zero, and a stored -0 would
+    // surprise callers (JSON writes it as 0, Object.is and 1 / x do not).
+    return value === 0 ? 0 : value
   }
 
   /** The error for an unexpected character (or end) at `pos`, saying what was expected there. */

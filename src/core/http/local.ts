@@ -22,6 +22,24 @@ function isLocalHostname(hostname: string): boolean {
   )
 }
 
+/**
+ * Whether a peer's IP address (as a socket or a proxy's X-Forwarded-For gives it) is this
+ * machine: 127.0.0.0/8, ::1, and IPv4 loopback mapped into IPv6 (::ffff:127.x.x.x).
+ */
+export function isLoopbackAddress(address: string): boolean {
+  const text = address
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+  const v4 = text.startsWith('::ffff:') ? text.slice('::ffff:'.length) : text
+  return (IPV4.test(v4) && v4.startsWith('127.')) || text === '::1' || text === '0:0:0:0:0:0:0:1'
+}
+
+/** Whether an address to listen on keeps the server on this machine ("localhost" and loopback addresses). */
+export function isLoopbackHost(host: string): boolean {
+  return host.toLowerCase() === 'localhost' || isLoopbackAddress(host)
+}
+
 /** Whether an Origin header names a page served from this machine. */
 export function isLocalOrigin(origin: string): boolean {
   if (!URL.canParse(origin)) return false

@@ -32,6 +32,8 @@ export interface Exchange {
   readonly state: SandboxState
   /** The key's data, held for this request, when the operation reads or writes pets. */
   readonly store: TenantStore | undefined
+  /** Admin and site routes: the request came from another machine (its page gets no key). */
+  readonly elsewhere?: boolean
   /** The JSON body, when the operation reads one (the pipeline parses it first). */
   readonly body: unknown
 }
