@@ -2,8 +2,9 @@
  * The dashboard at /__sandbox/ in a real browser: Debian's chromium driven by playwright-core
  * (no browser is ever downloaded). Each test reads the page and checks the sandbox behind it:
  * the seed, live updates from calls made outside the page, reset, scenarios, state download and
- * upload, paging through 100,000 pets, tenants in isolated mode, axe-core in both themes, and
- * that nothing is loaded from another origin. Screenshots go to test-results/ (git-ignored).
+ * upload, paging through 100,000 pets, tenants in isolated mode (and their colours), axe-core in
+ * both themes, the key prompt of a page served to another machine, and that nothing is loaded
+ * from another origin. Screenshots go to test-results/ (git-ignored).
  */
 import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -283,7 +284,7 @@ describe('the dashboard in headless Chromium, against the bundled seed', () => {
     await page.locator('#journal button', { hasText: '401 Unauthorized' }).click()
     expect(await page.locator('#details-heading').innerText()).toMatch(/^Request \d+: GET \/v1\/pets$/)
     expect(summary(await axeViolations(page))).toEqual([])
-    await page.locator('#traffic-panel').screenshot({ path: join(SCREENSHOTS, 'dashboard-request.png') })
+    await page.locator('#requests-panel').screenshot({ path: join(SCREENSHOTS, 'dashboard-request.png') })
   })
 
   it('says that a GET request has no recorded body, rather than showing the null the journal holds', async () => {
@@ -382,7 +383,7 @@ describe('the dashboard in isolated mode', () => {
 
   afterEach(() => contexts.closeAll())
 
-  it('lists the tenants of two keys, and shows one tenant’s data at a time', async () => {
+  it('lists the tenants of two keys, and shows one tenant’s data at a time, each beside its colour', async () => {
     const WORKER = 'worker-secret-7'
     expect((await fetch(`${server.apiUrl}/pets`, { headers: AUTH })).status).toBe(200)
     expect((await createPet(server, { name: 'Only for the worker', categoryId: 4 }, WORKER)).status).toBe(201)
@@ -401,16 +402,156 @@ describe('the dashboard in isolated mode', () => {
     await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
     expect(await page.locator('#pets-body').innerText()).not.toContain('Only for the worker')
 
+    // Each tenant's colour is the hue the sandbox gives it: a decorative dot beside its name.
+    const hues = new Map(
+      ((await (await fetch(`${server.url}/__sandbox/tenants`)).json()) as { label: string; hue: number }[]).map(
+        ({ label, hue }) => [label, String(hue)],
+      ),
+    )
+    const swatch = page.locator('#tenant-field .tenant-swatch')
+    const hueOf = (dot: typeof swatch) =>
+      dot.evaluate((element: HTMLElement) => element.style.getPropertyValue('--hue'))
+    expect(await swatch.getAttribute('aria-hidden')).toBe('true')
+    expect(await hueOf(swatch)).toBe(hues.get('default'))
+
     await tenant.selectOption({ label: 'work********-7 (15 characters)' })
     await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
     expect(await cellsOf(page, 'last')).toEqual(['33', `Only for the worker ${NEW}`, 'fish (4)', 'none'])
+    expect(await hueOf(swatch)).toBe(hues.get('work********-7 (15 characters)'))
     // The journal follows the tenant too: the worker made one request.
     await expect
       .poll(() => page.locator('#journal button').allTextContents(), LIVE)
       .toEqual([expect.stringMatching(/POST \/v1\/pets 201 Created .* createPet work\*{8}-7 \(15 characters\)$/)])
+    const dot = page.locator('#journal .tenant .tenant-swatch')
+    expect(await dot.getAttribute('aria-hidden')).toBe('true')
+    expect(await hueOf(dot)).toBe(hues.get('work********-7 (15 characters)'))
+    expect(await dot.evaluate((element) => getComputedStyle(element).backgroundColor)).toMatch(/^rgb\(/)
 
     await tenant.selectOption({ label: 'default' })
     await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
     expect(await page.content()).not.toContain(WORKER)
+  })
+})
+
+describe('the dashboard from another machine (trustProxy, a client named in X-Forwarded-For)', () => {
+  const ELSEWHERE = { 'X-Forwarded-For': '203.0.113.7' }
+  let server: RunningServer
+  let browser: Browser
+  const open: BrowserContext[] = []
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startServer({ port: 0, trustProxy: true }), launchChromium()])
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser.close()
+    await server.close()
+  })
+
+  afterEach(async () => {
+    for (const context of open.splice(0)) await context.close()
+  })
+
+  /** What the sandbox answers another machine that sends `authorization`: its status and message. */
+  async function refusal(authorization?: string): Promise<{ status: number; message: string }> {
+    const headers = { ...ELSEWHERE, ...(authorization !== undefined && { Authorization: authorization }) }
+    const response = await fetch(`${server.url}/__sandbox/health`, { headers })
+    return { status: response.status, message: ((await response.json()) as { message: string }).message }
+  }
+
+  it('asks for the key, shows the sandbox’s refusal of a wrong one, then works with the right one alone', async () => {
+    // The rule the page meets: its admin routes want a key from another machine.
+    expect((await refusal()).status).toBe(401)
+    const wrong = await refusal('Bearer not-the-key')
+    expect(wrong.status).toBe(401)
+    expect((await refusal(`Bearer ${KEY}`)).status).toBe(200)
+
+    const context = await browser.newContext({
+      viewport: VIEWPORT,
+      colorScheme: 'light',
+      extraHTTPHeaders: ELSEWHERE,
+    })
+    open.push(context)
+    const urls: string[] = []
+    const streams: { type: string; authorization: string | undefined }[] = []
+    const creates: (string | undefined)[] = []
+    context.on('request', (request) => {
+      const url = new URL(request.url())
+      urls.push(request.url())
+      const authorization = request.headers().authorization
+      if (url.pathname === '/__sandbox/events') streams.push({ type: request.resourceType(), authorization })
+      if (url.pathname === '/v1/pets' && request.method() === 'POST') creates.push(authorization)
+    })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/__sandbox/`)
+
+    // The page came without the key, and asks for it before anything else.
+    expect(await page.locator('#dashboard').getAttribute('data-api-key')).toBe('')
+    const form = page.getByRole('form', { name: 'API key' })
+    await expect.poll(() => form.isVisible(), LIVE).toBe(true)
+    expect(await form.innerText()).toContain('This sandbox is reachable from other machines; enter its API key')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), LIVE).toBe('key-input')
+    expect(await page.locator('#pets-body tr').count()).toBe(0)
+
+    const input = form.getByLabel('API key', { exact: true })
+    await input.fill('not-the-key')
+    await form.getByRole('button', { name: 'Use this key' }).click()
+    await expect.poll(() => page.locator('#key-error').innerText(), LIVE).toBe(wrong.message)
+    expect(await page.locator('#key-error').getAttribute('role')).toBe('alert')
+    expect(await form.isVisible()).toBe(true)
+    expect(summary(await axeViolations(page))).toEqual([])
+
+    await input.fill(KEY)
+    await form.getByRole('button', { name: 'Use this key' }).click()
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    expect(await form.isHidden()).toBe(true)
+    await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
+    await expect.poll(() => page.locator('#health-version').innerText(), LIVE).not.toBe('…')
+
+    // A request made outside the page arrives live, through the event stream that fetch reads.
+    expect((await createPet(server, { name: 'Seen from afar', categoryId: 2 })).status).toBe(201)
+    await expect
+      .poll(() => page.locator('#journal button').first().textContent(), LIVE)
+      .toMatch(/POST \/v1\/pets 201 Created .* createPet/)
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+    expect(streams.length).toBeGreaterThan(0)
+    expect(streams).toEqual(streams.map(() => ({ type: 'fetch', authorization: `Bearer ${KEY}` })))
+
+    // The create form sends the key entered.
+    await page.getByLabel('Name').fill('Made far away')
+    await page.getByLabel('Category id').fill('1')
+    await page.getByRole('button', { name: 'Create pet' }).click()
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–34 of 34 pets')
+    expect(creates).toEqual([`Bearer ${KEY}`])
+    expect(await server.sandbox.pets.count()).toBe(34)
+
+    // A reset from the page.
+    await page.getByRole('button', { name: 'Reset data' }).click()
+    await page.getByRole('button', { name: 'Confirm reset' }).click()
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('The data is reset.')
+    expect(await server.sandbox.pets.count()).toBe(32)
+    expect(await page.locator('#reset-error').innerText()).toBe('')
+
+    // A reload in the same tab keeps the key.
+    await page.reload()
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    expect(await form.isHidden()).toBe(true)
+
+    // A key the sandbox no longer takes is asked for again, with its message.
+    await page.evaluate(() => {
+      sessionStorage.setItem('petstore-sandbox.admin-key', 'a-key-since-removed')
+    })
+    await page.reload()
+    await expect.poll(() => form.isVisible(), LIVE).toBe(true)
+    expect(await page.locator('#key-error').innerText()).toBe(wrong.message)
+    await input.fill(KEY)
+    await form.getByRole('button', { name: 'Use this key' }).click()
+    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+    expect(await form.isHidden()).toBe(true)
+
+    // Never in a URL; and nothing from another origin.
+    expect(urls.filter((url) => url.includes(KEY))).toEqual([])
+    expect(urls.filter((url) => !url.startsWith('data:') && new URL(url).origin !== server.url)).toEqual([])
   })
 })

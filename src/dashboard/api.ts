@@ -2,6 +2,11 @@
  * The dashboard's calls to the admin routes under `/__sandbox` and to the API, and the shapes
  * they answer. Every refusal becomes an Error carrying the sandbox's own message.
  *
+ * Another machine's page has no key (the admin routes want one from there): the key the person
+ * enters travels in `Authorization` on every admin call, never in a URL, and stays in this tab's
+ * sessionStorage. A 401 from an admin route forgets it and tells `onRefused`; until a key is
+ * entered again, admin calls fail at once with that message instead of asking the sandbox.
+ *
  * May import: the core's contract files (types only, erased in the bundle) and its mounts.
  */
 
@@ -25,6 +30,56 @@ export type Pet = PetPage['pets'][number]
 /** The tenant every scoped call is made for (isolated mode) and its label, or none. */
 export const scope: { tenant: string | undefined; label: string | undefined } = { tenant: undefined, label: undefined }
 
+const STORED_KEY = 'petstore-sandbox.admin-key'
+
+const credentials: {
+  key: string | undefined
+  refused: string | undefined
+  onRefused: (message: string) => void
+} = { key: undefined, refused: undefined, onRefused: () => undefined }
+
+/** The key admin calls send: one entered on this page, or one kept from earlier in this tab. */
+export function adminKey(): string | undefined {
+  if (credentials.key === undefined) {
+    try {
+      credentials.key = sessionStorage.getItem(STORED_KEY) ?? undefined
+    } catch {
+      // Storage refused (a sandboxed frame, a strict privacy setting): ask every time.
+    }
+  }
+  return credentials.key
+}
+
+/** Sends `key` on admin calls from now on (and on the API's calls that sent the page's key). */
+export function useKey(key: string): void {
+  credentials.key = key
+  credentials.refused = undefined
+  try {
+    sessionStorage.setItem(STORED_KEY, key)
+  } catch {
+    // Kept in memory only.
+  }
+}
+
+/** True while the sandbox refuses the key and no other has been entered. */
+export const keyRefused = (): boolean => credentials.refused !== undefined
+
+/** `tell(message)` runs when an admin route answers 401: the sandbox's message, to ask for a key. */
+export function onRefused(tell: (message: string) => void): void {
+  credentials.onRefused = tell
+}
+
+function refuse(message: string): void {
+  credentials.refused = message
+  credentials.key = undefined
+  try {
+    sessionStorage.removeItem(STORED_KEY)
+  } catch {
+    // Nothing kept.
+  }
+  credentials.onRefused(message)
+}
+
 /** An admin path with the query, plus `tenant` when one is selected. */
 export function adminUrl(path: string, query: Record<string, string | number | undefined> = {}): string {
   const params = new URLSearchParams()
@@ -36,11 +91,16 @@ export function adminUrl(path: string, query: Record<string, string | number | u
   return `${ADMIN}${path}${search === '' ? '' : `?${search}`}`
 }
 
-/** Fetches, and throws an Error with the sandbox's message when it refuses. */
-export async function call(url: string, init?: RequestInit): Promise<Response> {
+/** Fetches (an admin route with the key, when one is in use), and throws an Error with the sandbox's message when it refuses. */
+export async function call(url: string, init: RequestInit = {}): Promise<Response> {
+  const admin = url.startsWith(ADMIN)
+  if (admin && credentials.refused !== undefined) throw new Error(credentials.refused)
+  const key = admin ? adminKey() : undefined
+  const headers = new Headers(init.headers)
+  if (key !== undefined) headers.set('Authorization', `Bearer ${key}`)
   let response: Response
   try {
-    response = await fetch(url, init)
+    response = await fetch(url, { ...init, headers })
   } catch {
     throw new Error('The sandbox did not answer. Is it running?')
   }
@@ -52,6 +112,10 @@ export async function call(url: string, init?: RequestInit): Promise<Response> {
   } catch {
     // Not JSON: keep the status line.
   }
+  // A late answer to a key entered before the current one says nothing about the current one.
+  if (admin && response.status === 401 && key === credentials.key && credentials.refused === undefined) {
+    refuse(message)
+  }
   throw new Error(message)
 }
 
@@ -59,12 +123,57 @@ export async function getJson<T>(url: string): Promise<T> {
   return (await (await call(url)).json()) as T
 }
 
+/** `key`: the API's key (the create form's); a key entered on the page since then replaces it. */
 export async function sendJson(url: string, method: string, body: unknown, key?: string): Promise<Response> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' }
-  if (key !== undefined) headers.Authorization = `Bearer ${key}`
+  const bearer = key === undefined ? undefined : (credentials.key ?? key)
+  if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`
   return call(url, {
     method,
     headers,
     body: typeof body === 'string' || body instanceof Blob ? body : JSON.stringify(body),
   })
+}
+
+/**
+ * Reads a server-sent event stream with fetch, which (unlike EventSource) can send the key in a
+ * header: `opened` once the sandbox answers, then `on(type, data)` per event. Resolves when the
+ * stream ends; rejects with the sandbox's message when it refuses, or when `signal` aborts.
+ */
+export async function readEvents(
+  url: string,
+  signal: AbortSignal,
+  opened: () => void,
+  on: (type: string, data: string) => void,
+): Promise<void> {
+  const response = await call(url, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal })
+  if (response.body === null) throw new Error('The event stream has no body')
+  opened()
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  let rest = ''
+  let type = ''
+  let data: string[] = []
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return
+    const lines = (rest + value).split('\n')
+    rest = lines.pop() ?? ''
+    for (const raw of lines) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw
+      if (line === '') {
+        // A blank line ends an event; one without data is dispatched to no one (as EventSource does).
+        if (data.length > 0) on(type === '' ? 'message' : type, data.join('\n'))
+        type = ''
+        data = []
+        continue
+      }
+      // A line that starts with ":" is a comment (the sandbox's pings).
+      const colon = line.indexOf(':')
+      if (colon === 0) continue
+      const field = colon === -1 ? line : line.slice(0, colon)
+      const text = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '')
+      if (field === 'event') type = text
+      else if (field === 'data') data.push(text)
+    }
+  }
 }

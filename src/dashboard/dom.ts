@@ -63,20 +63,48 @@ export function poll(run: () => Promise<void>, ms: number, now = true): void {
 const numbers = new Intl.NumberFormat('en')
 export const num = (value: number): string => numbers.format(value)
 
+/** How long a status message stays in sight, then how long its fade takes (app.css: .status). */
+const SHOWN_MS = 5000
+const FADE_MS = 400
+
 let sayTimer: ReturnType<typeof setTimeout> | undefined
 
-/** Says something in the page's polite live region (shown for 10 s). */
+/**
+ * Says something in the page's polite live region, shown as a toast for 5 s that then fades.
+ * The region stays rendered throughout (opacity only), so what is put in it is always spoken;
+ * emptied once out of sight. With reduced motion the toast goes at once, without a fade.
+ */
 export function say(message: string): void {
   const status = byId('status')
   // Emptied first, so the same message twice is announced twice.
   status.textContent = ''
+  status.classList.remove('faded')
   clearTimeout(sayTimer)
   sayTimer = setTimeout(() => {
     status.textContent = message
     sayTimer = setTimeout(() => {
-      status.textContent = ''
-    }, 10_000)
+      status.classList.add('faded')
+      sayTimer = setTimeout(() => {
+        status.textContent = ''
+        status.classList.remove('faded')
+      }, FADE_MS)
+    }, SHOWN_MS)
   }, 50)
+}
+
+/** A tenant's colour dot (decorative: the label beside it says who), or nothing without a hue. */
+export function swatch(hue: number | null | undefined): HTMLSpanElement | null {
+  if (hue === null || hue === undefined) return null
+  const dot = h('span', 'tenant-swatch')
+  dot.setAttribute('aria-hidden', 'true')
+  paintHue(dot, hue)
+  return dot
+}
+
+/** Colours a swatch with a hue in degrees; without one, app.css keeps it out of sight. */
+export function paintHue(dot: HTMLElement, hue: number | undefined): void {
+  if (hue === undefined) dot.removeAttribute('style')
+  else dot.style.setProperty('--hue', String(hue))
 }
 
 /** Shows an error in a role="alert" region (or empties it). */

@@ -2,12 +2,13 @@
  * The request journal in the Traffic panel: loaded once from `/__sandbox/requests`, then kept
  * live from the server's `request` events, newest first and capped in the DOM. Rows are buttons
  * with one tab stop for the list (arrow keys, Home and End move); pressing one shows its
- * headers (already redacted by the server) and body.
+ * headers (already redacted by the server) and body. In isolated mode each row names its tenant
+ * beside the tenant's colour.
  *
  * May import: other dashboard files.
  */
 import { adminUrl, getJson, scope, type JournalEntry } from './api.js'
-import { byId, h, messageOf } from './dom.js'
+import { byId, h, messageOf, swatch } from './dom.js'
 
 const CAP = 200
 // Node's own reason phrases (node:http's STATUS_CODES), put in by the build (scripts/build-dashboard.mjs).
@@ -90,7 +91,7 @@ function row(entry: JournalEntry): HTMLLIElement {
     ' ',
     h('span', 'method', entry.method),
     ' ',
-    h('span', 'path', pathOf(entry)),
+    h('span', 'path', ...breakable(pathOf(entry))),
     ' ',
     h('span', `code c${Math.floor(status / 100)}`, `${status} ${REASONS[status] ?? ''}`.trim()),
     ' ',
@@ -98,7 +99,7 @@ function row(entry: JournalEntry): HTMLLIElement {
     ' ',
     h('span', 'op', entry.operation ?? 'no operation'),
     ' ',
-    h('span', 'tenant', entry.tenant ?? ''),
+    h('span', 'tenant', entry.tenant !== null && swatch(entry.tenantHue), entry.tenant ?? ''),
   )
   button.type = 'button'
   button.tabIndex = -1
@@ -120,6 +121,11 @@ const durationOf = (ms: number) => (ms < 10 ? ms.toFixed(1) : String(Math.round(
 function pathOf(entry: JournalEntry): string {
   const at = entry.url.indexOf('?')
   return at === -1 ? entry.path : entry.path + entry.url.slice(at)
+}
+
+/** A path with a line-break opportunity after each `/`, `?`, `&` and `=`: a long one wraps there. */
+function breakable(path: string): (string | HTMLElement)[] {
+  return path.split(/(?<=[/?&=])(?=.)/).flatMap((part, index) => (index === 0 ? [part] : [h('wbr'), part]))
 }
 
 function select(button: HTMLButtonElement): void {
@@ -167,7 +173,14 @@ function showDetails(entry: JournalEntry): void {
     h(
       'dl',
       'kv',
-      ...pairs.map(([name, value]) => h('div', undefined, h('dt', undefined, name), h('dd', undefined, value))),
+      ...pairs.map(([name, value]) =>
+        h(
+          'div',
+          undefined,
+          h('dt', undefined, name),
+          h('dd', undefined, name === 'Tenant' && swatch(entry.tenantHue), value),
+        ),
+      ),
     ),
     h('h4', undefined, 'Headers'),
     scrollable(headers, 'Headers'),

@@ -2,20 +2,41 @@
  * The dashboard's entry, bundled as `app.js`: wires the panels to the page, reads the mode and
  * the tenants from health, listens to the server's events (`request`: the live journal;
  * `change`: the pet table) and polls health (5 s) and traffic (2 s) while the page is visible.
+ * A page without a key (served to another machine) first asks for one, and again whenever an
+ * admin route refuses it; with a key, the events are read through fetch, which can send it.
  *
  * May import: other dashboard files.
  */
-import { ADMIN, getJson, scope, type Health, type JournalEntry, type Tenant } from './api.js'
+import {
+  ADMIN,
+  adminKey,
+  adminUrl,
+  call,
+  getJson,
+  keyRefused,
+  onRefused,
+  readEvents,
+  scope,
+  useKey,
+  type Health,
+  type JournalEntry,
+  type Tenant,
+} from './api.js'
 import { loadTraffic, setUpChart } from './chart.js'
 import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
 import { loadPets, setUpData } from './data.js'
-import { byId, h, messageOf, num, poll, say, throttle } from './dom.js'
+import { byId, h, messageOf, num, paintHue, poll, say, throttle } from './dom.js'
 import { liveEntry, loadJournal, setUpJournal } from './journal.js'
 
 const root = byId('dashboard')
+const pageKey = root.dataset.apiKey ?? ''
+let started = false
 let booted = false
 let tenants: Tenant[] = []
 let tenantsKey = ''
+/** The open event stream, if any, and whether events may have been missed since the last one. */
+let live: { close(): void } | undefined
+let lost = false
 
 function reloadScoped(): void {
   void loadPets(0)
@@ -70,7 +91,7 @@ async function loadHealth(): Promise<void> {
 
 async function loadTenants(): Promise<void> {
   tenants = await getJson<Tenant[]>(`${ADMIN}/tenants`)
-  const key = JSON.stringify(tenants.map((tenant) => [tenant.id, tenant.label]))
+  const key = JSON.stringify(tenants.map((tenant) => [tenant.id, tenant.label, tenant.hue]))
   byId('tenant-field').hidden = false
   byId('create-isolated').hidden = false
   if (key === tenantsKey) return
@@ -90,6 +111,7 @@ async function loadTenants(): Promise<void> {
     tenants.find((tenant) => tenant.label === 'default') ??
     tenants[0]
   select.value = kept?.id ?? ''
+  paintHue(byId('tenant-swatch'), kept?.hue)
   if (kept?.id === scope.tenant) return
   if (booted && scope.label !== undefined)
     say(`The tenant ${scope.label} is gone; showing ${kept?.label ?? 'no tenant'}.`)
@@ -99,50 +121,146 @@ async function loadTenants(): Promise<void> {
 function choose(tenant: Tenant | undefined): void {
   scope.tenant = tenant?.id
   scope.label = tenant?.label
-  if (booted) reloadScoped()
+  paintHue(byId('tenant-swatch'), tenant?.hue)
+  if (!booted) return
+  reloadScoped()
+  // A key in Authorization scopes the stream to its own tenant: follow the one shown instead.
+  if (adminKey() !== undefined) {
+    lost = true
+    connect()
+  }
 }
 
-function parse(event: Event): unknown {
+function parse(data: string): unknown {
   try {
-    return JSON.parse((event as MessageEvent<string>).data)
+    return JSON.parse(data)
   } catch {
     return undefined
   }
 }
 
-function connect(): void {
-  const source = new EventSource(`${ADMIN}/events`)
-  let lost = false
-  const petsSoon = throttle(() => void loadPets(), 400)
-  const scenariosSoon = throttle(() => void loadScenarios(), 1000)
-  source.addEventListener('open', () => {
-    text('connection', 'Live updates: on')
-    // Catch up on what happened while the stream was down.
-    if (lost) reloadScoped()
-    lost = false
-  })
-  source.addEventListener('error', () => {
-    lost = true
-    if (source.readyState === EventSource.CLOSED) {
-      text('connection', 'Live updates: off, retrying in 5 s')
-      setTimeout(connect, 5000)
-    } else {
-      text('connection', 'Live updates: reconnecting')
-    }
-  })
-  source.addEventListener('request', (event) => {
-    const entry = parse(event) as JournalEntry | undefined
+const petsSoon = throttle(() => void loadPets(), 400)
+const scenariosSoon = throttle(() => void loadScenarios(), 1000)
+
+function opened(): void {
+  text('connection', 'Live updates: on')
+  // Catch up on what happened while the stream was down.
+  if (lost) reloadScoped()
+  lost = false
+}
+
+function onEvent(type: string, data: string): void {
+  if (type === 'request') {
+    const entry = parse(data) as JournalEntry | undefined
     if (entry !== undefined) liveEntry(entry)
     if (hasScenarios()) scenariosSoon()
-  })
-  source.addEventListener('change', (event) => {
-    const tenant = (parse(event) as { tenant?: string | null } | undefined)?.tenant ?? null
+  } else if (type === 'change') {
+    const tenant = (parse(data) as { tenant?: string | null } | undefined)?.tenant ?? null
     if (tenant === null || scope.tenant === undefined || tenant === scope.tenant) petsSoon()
+  }
+}
+
+/** Opens the event stream (closing any other): EventSource without a key, fetch with one. */
+function connect(): void {
+  live?.close()
+  const retry = () => {
+    text('connection', 'Live updates: off, retrying in 5 s')
+    setTimeout(() => {
+      if (live === handle) connect()
+    }, 5000)
+  }
+  let handle: { close(): void }
+  if (adminKey() === undefined) {
+    const source = new EventSource(`${ADMIN}/events`)
+    handle = source
+    source.addEventListener('open', opened)
+    source.addEventListener('error', () => {
+      lost = true
+      if (source.readyState === EventSource.CLOSED) retry()
+      else text('connection', 'Live updates: reconnecting')
+    })
+    for (const type of ['request', 'change']) {
+      source.addEventListener(type, (event) => {
+        onEvent(type, (event as MessageEvent<string>).data)
+      })
+    }
+  } else {
+    const controller = new AbortController()
+    handle = {
+      close: () => {
+        controller.abort()
+      },
+    }
+    const ended = () => {
+      if (controller.signal.aborted) return
+      lost = true
+      // Refused: the key form asks, and connects again once a key is entered.
+      if (keyRefused()) text('connection', 'Live updates: off until the API key is entered')
+      else retry()
+    }
+    readEvents(adminUrl('/events'), controller.signal, opened, onEvent).then(ended, ended)
+  }
+  live = handle
+}
+
+/** Shows the key form with the sandbox's refusal (or none, the first time). */
+function askForKey(message: string): void {
+  text('key-error', message)
+  if (message !== '') text('connection', 'Live updates: off until the API key is entered')
+  const form = byId('key-form')
+  if (!form.hidden) return
+  form.hidden = false
+  byId('key-input').focus()
+}
+
+function setUpKeyForm(): void {
+  const form = byId('key-form') as HTMLFormElement
+  const input = byId('key-input') as HTMLInputElement
+  let busy = false
+  onRefused(askForKey)
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    const key = input.value.trim()
+    if (busy) return
+    if (key === '') {
+      text('key-error', 'Enter the API key.')
+      input.focus()
+      return
+    }
+    busy = true
+    text('key-error', '')
+    useKey(key)
+    call(`${ADMIN}/health`)
+      .then(() => {
+        form.hidden = true
+        input.value = ''
+        byId('main').focus()
+        say('The API key is accepted.')
+        if (started) refresh()
+        else void start()
+      })
+      .catch((error: unknown) => {
+        // A 401 has put the sandbox's message in the form already.
+        text('key-error', messageOf(error))
+        input.select()
+      })
+      .finally(() => {
+        busy = false
+      })
   })
 }
 
+/** After a key is entered again: everything the refusal left empty. */
+function refresh(): void {
+  void loadHealth()
+  void loadTraffic()
+  reloadScoped()
+  lost = false
+  connect()
+}
+
 async function boot(): Promise<void> {
-  setUpData(root.dataset.apiKey ?? '', root.dataset.apiBase ?? '/v1')
+  setUpKeyForm()
   setUpJournal()
   setUpChart()
   setUpControls(
@@ -157,6 +275,19 @@ async function boot(): Promise<void> {
     choose(tenant)
     say(`Showing the data of ${tenant?.label ?? 'no tenant'}.`)
   })
+  if (pageKey === '' && adminKey() === undefined) {
+    // Another machine's page: nothing is asked of the sandbox before the key is there.
+    text('connection', 'Live updates: off until the API key is entered')
+    askForKey('')
+    return
+  }
+  await start()
+}
+
+async function start(): Promise<void> {
+  started = true
+  // The create form sends the page's key, or the one entered here.
+  setUpData(pageKey === '' ? (adminKey() ?? '') : pageKey, root.dataset.apiBase ?? '/v1')
   await loadHealth()
   booted = true
   reloadScoped()

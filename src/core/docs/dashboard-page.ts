@@ -1,7 +1,8 @@
 /**
  * The dashboard's HTML document, served at `/__sandbox/`: the landmarks, panels, forms and
  * empty regions that `main.ts` (bundled as `app.js`) fills in. The key and the API's base path
- * travel in data attributes on `#dashboard`, so the page needs no inline script or style.
+ * travel in data attributes on `#dashboard`, so the page needs no inline script or style. A page
+ * served to another machine has an empty key: it asks for one in `#key-form`.
  * Platform-free: the core imports it and renders it as a plain string.
  *
  * May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
@@ -9,7 +10,7 @@
 import { PET_STATUSES } from '../api/contract.js'
 
 interface DashboardPageOptions {
-  /** The key the page sends to the API (its create form). */
+  /** The key the page sends to the API (its create form); empty for another machine, which is asked for it. */
   apiKey: string
   /** The API's base path, e.g. `/v1`. */
   apiBase: string
@@ -41,13 +42,26 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <nav aria-label="Sandbox"><a href="/">API reference</a></nav>
 <div id="tenant-field" class="field" hidden>
 <label for="tenant">Tenant</label>
-<select id="tenant"></select>
+<div class="row"><span id="tenant-swatch" class="tenant-swatch" aria-hidden="true"></span><select id="tenant"></select></div>
 </div>
 <p id="connection" role="status">Live updates: connecting</p>
 </header>
 <main id="main" tabindex="-1">
 <noscript><p>The dashboard needs JavaScript.</p></noscript>
 <p id="status" class="status" role="status" aria-live="polite"></p>
+<form id="key-form" class="panel key-form" aria-labelledby="key-heading" novalidate hidden>
+<h2 id="key-heading">API key</h2>
+<p id="key-hint">This sandbox is reachable from other machines; enter its API key (one of its <code>--api-key</code> keys). This tab keeps it until it is closed.</p>
+<div class="row wrap">
+<div class="field">
+<label for="key-input">API key</label>
+<input id="key-input" name="key" type="password" required autocomplete="off" spellcheck="false" aria-describedby="key-hint key-error">
+</div>
+<button type="submit" id="key-submit">Use this key</button>
+</div>
+<div id="key-error" class="alert" role="alert"></div>
+</form>
+<div class="panels">
 
 <section id="data-panel" class="panel" aria-labelledby="data-heading">
 <h2 id="data-heading">Data</h2>
@@ -74,7 +88,7 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <p id="create-hint" class="hint">Sent as <code>POST ${base}/pets</code> with the page's key<span id="create-isolated" hidden>, so it creates in the default key's data whichever tenant is shown</span>.</p>
 <div class="field">
 <label for="create-name">Name</label>
-<input id="create-name" name="name" required maxlength="255" autocomplete="off" aria-describedby="create-name-error">
+<input id="create-name" name="name" required autocomplete="off" aria-describedby="create-name-error">
 <p id="create-name-error" class="field-error"></p>
 </div>
 <div class="field">
@@ -141,11 +155,14 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <ul class="legend" id="chart-legend"></ul>
 <span id="chart-summary"></span></figcaption>
 </figure>
+</section>
+
+<section id="requests-panel" class="panel" aria-labelledby="journal-heading">
 <div class="journal-wrap">
 <div class="journal-side">
-<h3 id="journal-heading">Requests, newest first</h3>
+<h2 id="journal-heading">Requests, newest first</h2>
 <p class="hint" id="journal-hint">Live. Arrow keys move between requests; Enter or Space shows one.</p>
-<div class="journal-head" aria-hidden="true"><span>Time</span><span>Method</span><span>Path</span><span>Status</span><span>Duration</span><span>Operation</span><span>Tenant</span></div>
+<div class="journal-head" aria-hidden="true"><span>Time</span><span>Method</span><span>Path</span><span>Status</span><span class="dur">Duration</span><span>Operation</span><span class="tenant">Tenant</span></div>
 <ol id="journal" class="journal" aria-labelledby="journal-heading" aria-describedby="journal-hint"></ol>
 <p id="journal-empty" class="hint">No requests yet.</p>
 </div>
@@ -155,6 +172,7 @@ export function dashboardPage(options: DashboardPageOptions): string {
 </section>
 </div>
 </section>
+</div>
 </main>
 </div>
 </body>
