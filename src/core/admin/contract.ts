@@ -52,14 +52,9 @@ export const JournalEntrySchema = z
       .string()
       .nullable()
       .meta({ description: 'Isolated mode: "default", or the key masked (as in GET /tenants); otherwise null' }),
-    tenantHue: z
-      .int()
-      .min(0)
-      .max(330)
-      .nullable()
-      .meta({
-        description: "Isolated mode: the tenant's colour, a hue in degrees (as in GET /tenants); otherwise null",
-      }),
+    tenantHue: z.int().min(0).max(330).nullable().meta({
+      description: "Isolated mode: the tenant's colour, a hue in degrees (as in GET /tenants); otherwise null",
+    }),
   })
   .meta({ description: 'One request the API answered' })
 
