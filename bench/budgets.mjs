@@ -27,7 +27,6 @@
 // itself again under `taskset -c 1`. The report (Markdown) goes to stdout and to --out; progress
 // to stderr. MB are 10^6 bytes; RSS is VmRSS of /proc/PID/status, its peak VmHWM.
 import { execFileSync, spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
@@ -40,9 +39,9 @@ import { parseArgs } from 'node:util'
 import { allowedCpus, killGroup, rerunPinned } from './pinning.mjs'
 import { median } from './stats.mjs'
 import { stateBody } from './state-body.mjs'
+import { LOAD_CORE, requireWrk, wrk } from './wrk.mjs'
 
 const SERVER_CORE = 0
-const LOAD_CORE = 1
 const SELF = fileURLToPath(import.meta.url)
 const CHECKOUT = fileURLToPath(new URL('..', import.meta.url))
 const API_KEY = 'petstore-sandbox-key'
@@ -629,64 +628,17 @@ async function importMeasure(build) {
 // ---------------------------------------------------------------------------------------------
 // 4. Throughput: listPets with wrk, before and after, interleaved
 
-function toMs(value, unit) {
-  return Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit]
-}
-
-function parseWrk(text) {
-  const number = (pattern) => Number(pattern.exec(text)?.[1] ?? NaN)
-  const latency = (percent) => {
-    const match = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s|m)\\b`, 'm').exec(text)
-    return match ? toMs(match[1], match[2]) : NaN
-  }
-  return {
-    rps: number(/Requests\/sec:\s*([\d.]+)/),
-    requests: number(/(\d+) requests in/),
-    p50: latency(50),
-    p99: latency(99),
-    non2xx: number(/Non-2xx or 3xx responses:\s*(\d+)/) || 0,
-    socketErrors: /Socket errors: (.*)/.exec(text)?.[1],
-  }
-}
-
-/** wrk pinned to LOAD_CORE under /usr/bin/time: its parsed output and its CPU share. */
-async function wrk(url, seconds) {
-  const args = [
-    '-f',
-    'TIME %U %S %e',
-    'taskset',
-    '-c',
-    String(LOAD_CORE),
-    'wrk',
-    '-t1',
-    '-c32',
-    `-d${seconds}s`,
-    '--latency',
-    '-H',
-    `Authorization: ${AUTH}`,
-    url,
-  ]
-  const child = spawn('/usr/bin/time', args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-  const [code] = await once(child, 'exit')
-  const time = /TIME ([\d.]+) ([\d.]+) ([\d.]+)/.exec(stderr)
-  if (code !== 0 || !time) throw new Error(`wrk exited with ${code}:\n${stdout}\n${stderr}`)
-  return { ...parseWrk(stdout), wrkCpu: (Number(time[1]) + Number(time[2])) / Number(time[3]), raw: stdout }
-}
-
 async function throughputRun(label, build, seconds) {
   const server = await startCli(build)
   try {
     const url = `${server.origin}/v1/pets`
-    await wrk(url, 1) // Uncounted: lets the JIT settle.
+    const options = { headers: { Authorization: AUTH } }
+    await wrk(`${label} (warm-up)`, url, { ...options, seconds: 1 }) // Uncounted: lets the JIT settle.
     const times = cpuTimesOf(server.pid)
     const ticks = times.user + times.system
     const cores = coreTicks()
     const startedAt = performance.now()
-    const run = await wrk(url, seconds)
+    const run = await wrk(label, url, { ...options, seconds })
     const timesEnd = cpuTimesOf(server.pid)
     const serverTicks = timesEnd.user + timesEnd.system - ticks
     // The server's CPU time per request, user and system, in µs: what a busy machine changes least.
@@ -697,13 +649,9 @@ async function throughputRun(label, build, seconds) {
     // wrk's ticks from its CPU share; this process's own few ticks on core 1 count as others.
     const othersCore0 = othersShare(cores, coresEnd, SERVER_CORE, serverTicks)
     const othersCore1 = othersShare(cores, coresEnd, LOAD_CORE, run.wrkCpu * elapsed * TICKS_PER_SECOND)
-    if (run.non2xx > 0 || run.socketErrors) {
-      throw new Error(`${label}: ${run.non2xx} non-2xx, socket errors ${run.socketErrors ?? 'none'}\n${run.raw}`)
-    }
     if (server.crashed()) throw new Error(`${label}: the server ${server.crashed()}`)
-    const { raw: _raw, ...result } = run
     return {
-      ...result,
+      ...run,
       serverCpu,
       userMicros: perRequest('user'),
       systemMicros: perRequest('system'),
@@ -1101,6 +1049,8 @@ async function main() {
   for (const build of [after, before].filter(Boolean)) {
     if (!existsSync(join(build, 'dist/cli.cjs'))) throw new Error(`${build} has no build: run npm run build there`)
   }
+  // Before the other measures' minutes, so a missing wrk or /usr/bin/time fails at once.
+  if (only.has('throughput') && before !== undefined) requireWrk()
   if (allowedCpus() !== String(LOAD_CORE))
     log(`warning: the load generator runs on cores ${allowedCpus()}, not ${LOAD_CORE}`)
   const builds = { after, ...(before && !values['no-reference'] && { before }) }

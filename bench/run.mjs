@@ -1,17 +1,18 @@
 // npm run bench: every measure in one sitting, interleaved in rounds, medians and ratios to a
 // reference, written to bench/results.md. Servers and child scripts run pinned to core 0, this
-// process (the load generator) to core 1 (`taskset -c 1` in package.json). Not part of npm test.
-// BENCH_ROUNDS (3) and BENCH_SECONDS (5) size the HTTP section; BENCH_SCALES (1000,100000,1000000)
-// the scale section.
+// process and wrk (the load generators) to core 1 (`taskset -c 1` in package.json). Not part of
+// npm test. BENCH_ROUNDS (3), BENCH_SECONDS (5) and BENCH_CONNECTIONS (32) size the HTTP section;
+// BENCH_SCALES (1000,100000,1000000) the scale section.
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { dashboardSection } from './dashboard.mjs'
-import { httpSection } from './http.mjs'
+import { CONNECTIONS, httpSection } from './http.mjs'
 import { runScript } from './processes.mjs'
 import { renderReport } from './report.mjs'
 import { jsonServerVersion, startBare, startSandbox } from './servers.mjs'
 import { median } from './stats.mjs'
+import { requireWrk } from './wrk.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -19,6 +20,7 @@ const SCALES = (process.env.BENCH_SCALES ?? '1000,100000,1000000').split(',').ma
 const STARTUP_ROUNDS = 5
 const IN_PROCESS_ROUNDS = 5
 const IN_PROCESS_REQUESTS = 2000
+const COLD_START_ROUNDS = 9
 const SCALE_SAMPLES = 2000
 const STARTUP_TIMEOUT_MS = 30_000
 const AUTH = { authorization: 'Bearer petstore-sandbox-key' }
@@ -68,6 +70,20 @@ async function inProcessSection() {
   return { rounds: IN_PROCESS_ROUNDS, sandbox: median(runs.sandbox), floor: median(runs.floor) }
 }
 
+/** Milliseconds from process start to the first answer, in a fresh node process: sandbox or msw. */
+async function coldStartSection() {
+  const runs = { msw: [], sandbox: [] }
+  // Round 0 is not counted: it warms the disk cache for both.
+  for (let round = 0; round <= COLD_START_ROUNDS; round++) {
+    const order = round % 2 === 0 ? ['msw', 'sandbox'] : ['sandbox', 'msw']
+    for (const variant of order) {
+      const ms = await runScript(here('./cold-start-child.mjs'), [variant])
+      if (round > 0) runs[variant].push(ms)
+    }
+  }
+  return { rounds: COLD_START_ROUNDS, msw: median(runs.msw), sandbox: median(runs.sandbox) }
+}
+
 async function scaleSection() {
   const rows = []
   for (const count of SCALES) {
@@ -84,13 +100,18 @@ async function timed(name, section) {
   return result
 }
 
+// First, so a missing wrk or /usr/bin/time fails the run at once with how to install them.
+const wrkVersion = requireWrk()
 const startedAt = performance.now()
 const loadBefore = loadavg()[0]
-console.log(`Benchmark: BENCH_ROUNDS=${ROUNDS} BENCH_SECONDS=${SECONDS} BENCH_SCALES=${SCALES.join(',')}`)
+console.log(
+  `Benchmark: BENCH_ROUNDS=${ROUNDS} BENCH_SECONDS=${SECONDS} BENCH_CONNECTIONS=${CONNECTIONS} BENCH_SCALES=${SCALES.join(',')}`,
+)
 const results = {
   http: await timed('HTTP', () => httpSection(ROUNDS, SECONDS)),
   startup: await timed('start-up', startupSection),
   inProcess: await timed('in-process', inProcessSection),
+  coldStart: await timed('cold start', coldStartSection),
   scale: await timed('scale', scaleSection),
   install: await timed('install size', () => runScript(here('./install-size.mjs'))),
   dashboard: await timed('dashboard', () => dashboardSection()),
@@ -102,6 +123,7 @@ const report = await renderReport(results, {
   load: [loadBefore, loadavg()[0]],
   rounds: ROUNDS,
   seconds: SECONDS,
+  wrk: wrkVersion,
   jsonServer: jsonServerVersion(),
   wholeRunSeconds: (performance.now() - startedAt) / 1000,
 })

@@ -46,9 +46,12 @@ function startInTerminal(args: string[], env: Record<string, string> = {}): Cli 
   const cli = fileURLToPath(new URL('./support/cli-from-source.ts', import.meta.url))
   const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
   const command = [process.execPath, '--import', RUN_SOURCE, cli, ...args].map(quote).join(' ')
-  // A person's shell: no colour settings of the test runner's own (vitest sets FORCE_COLOR).
+  // A person's shell: no colour settings of the test runner's own (vitest sets FORCE_COLOR), and
+  // no CI variable (Node gives a terminal under CI=true two colours: hasColors() is false).
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !['NO_COLOR', 'FORCE_COLOR', 'NODE_DISABLE_COLORS'].includes(name)),
+    Object.entries(process.env).filter(
+      ([name]) => !['NO_COLOR', 'FORCE_COLOR', 'NODE_DISABLE_COLORS', 'CI'].includes(name),
+    ),
   )
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     env: { ...inherited, TERM: 'xterm-256color', ...env },
