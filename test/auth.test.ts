@@ -1,11 +1,9 @@
 import { createSandboxCore } from '../src/core/sandbox.js'
 import { describe, expect, it } from 'vitest'
-import { constantTimeEqual, createAuthenticator } from '../src/core/api/auth.js'
+import { constantTimeEqualText, createAuthenticator } from '../src/core/api/auth.js'
 import { ApiError } from '../src/core/http/errors.js'
 
-const bytes = (text: string) => new TextEncoder().encode(text)
-
-describe('constantTimeEqual', () => {
+describe('constantTimeEqualText', () => {
   it.each([
     ['abc', 'abc', true],
     ['abc', 'abd', false],
@@ -13,8 +11,10 @@ describe('constantTimeEqual', () => {
     ['ab', 'abc', false],
     ['', '', true],
     ['a', '', false],
+    ['\u00e9', 'e\u0301', false],
+    ['key\u0000', 'key', false],
   ])('%j vs %j is %s', (a, b, equal) => {
-    expect(constantTimeEqual(bytes(a), bytes(b))).toBe(equal)
+    expect(constantTimeEqualText(a, b)).toBe(equal)
   })
 })
 

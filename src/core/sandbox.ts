@@ -287,7 +287,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
       ;(await whenReady()).tenants.reseed(seed)
       events.emit({ type: 'change', key: undefined })
     },
-    now: clock,
+    now: () => new Date(clock()),
     health: async () => healthOf(await whenReady()),
     limits,
     handle: (request) => pipeline.handle(request),

@@ -4,11 +4,12 @@
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-export type Clock = () => Date
+/** Epoch milliseconds on the sandbox's clock: a number, so no request makes a Date it does not need. */
+export type Clock = () => number
 
 export function createClock(now: Date | string | undefined): Clock {
-  if (now === undefined) return () => new Date()
+  if (now === undefined) return Date.now
   const start = typeof now === 'string' ? new Date(now) : now
   const offset = start.getTime() - Date.now()
-  return () => new Date(Date.now() + offset)
+  return () => Date.now() + offset
 }

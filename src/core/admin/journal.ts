@@ -44,7 +44,7 @@ export interface Recorded {
   readonly target: string
   readonly headers: RequestHeaders
   /** The headers' size, when the adapter counted it; else the journal counts it. */
-  readonly headerBytes?: number
+  readonly headerBytes?: number | undefined
   readonly body: unknown
   /** The body's size as sent, in bytes: what the journal counts for it. */
   readonly bodyBytes: number

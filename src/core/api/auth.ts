@@ -1,6 +1,6 @@
 /**
  * Bearer authentication with constant-time key comparison. Browser-safe: no
- * node:crypto, so the comparison is written out over UTF-8 bytes.
+ * node:crypto, so the comparison is written out over the strings' code units.
  *
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
@@ -42,38 +42,24 @@ interface ExtraKeys {
 export type Authenticate = (authorization: string | null | undefined) => string
 
 export function createAuthenticator(apiKeys: readonly string[], extra: ExtraKeys = {}): Authenticate {
-  const encoder = new TextEncoder()
   const pattern =
     extra.pattern === undefined
       ? undefined
       : new RegExp(`^(?:${extra.pattern.source})$`, extra.pattern.flags.replace(/[gy]/g, ''))
   // The keys were checked with the options (options.ts): each is a bearer token.
-  const accepted = apiKeys.map((key) => encoder.encode(key))
+  const accepted = [...apiKeys]
 
   return (authorization) => {
     if (authorization === null || authorization === undefined || authorization.trim() === '') {
       throw unauthorized('Authorization header is missing; send "Authorization: Bearer <API key>"', false)
     }
-    // The scheme is case-insensitive (RFC 7235 section 2.1); the credential is not.
-    const match = /^(\S+)(?:[ ]+(.*))?$/.exec(authorization.trim())
-    const scheme = match?.[1] ?? ''
-    const credential = match?.[2]?.trim() ?? ''
-    if (scheme.toLowerCase() !== 'bearer') {
-      // Only a registered scheme's name is quoted back: a lone word may be the key itself.
-      const named = KNOWN_SCHEMES.has(scheme.toLowerCase()) ? `, got ${JSON.stringify(scheme)}` : ''
-      const shape = credential === '' ? '; the header holds no scheme, or no credential after it' : ''
-      throw unauthorized(
-        `Authorization scheme must be Bearer${named}${shape}: send "Authorization: Bearer <API key>"`,
-        false,
-      )
-    }
-    if (credential === '') {
-      throw unauthorized('API key is empty; send "Authorization: Bearer <API key>"', true)
-    }
-    const candidate = encoder.encode(credential)
+    // What almost every request sends, read without a regular expression: `Bearer <key>`.
+    const plain =
+      authorization.startsWith('Bearer ') && authorization.indexOf(' ', 7) === -1 ? authorization.slice(7) : undefined
+    const credential = plain !== undefined && plain !== '' ? plain : readCredential(authorization)
     // Compare against every key without stopping early, so timing says nothing about which key or prefix matched.
     let matched = false
-    for (const key of accepted) matched = constantTimeEqual(key, candidate) || matched
+    for (const key of accepted) matched = constantTimeEqualText(key, credential) || matched
     // The extra keys are open by design (any key, or a pattern), so there is no secret to time.
     if (!matched && TOKEN_PATTERN.test(credential)) {
       matched = extra.any === true || pattern?.test(credential) === true
@@ -81,6 +67,27 @@ export function createAuthenticator(apiKeys: readonly string[], extra: ExtraKeys
     if (!matched) throw unauthorized('API key is not valid', true)
     return credential
   }
+}
+
+/** The credential of any other spelling of the header, or the 401 that says what is wrong with it. */
+function readCredential(authorization: string): string {
+  // The scheme is case-insensitive (RFC 7235 section 2.1); the credential is not.
+  const match = /^(\S+)(?:[ ]+(.*))?$/.exec(authorization.trim())
+  const scheme = match?.[1] ?? ''
+  const credential = match?.[2]?.trim() ?? ''
+  if (scheme.toLowerCase() !== 'bearer') {
+    // Only a registered scheme's name is quoted back: a lone word may be the key itself.
+    const named = KNOWN_SCHEMES.has(scheme.toLowerCase()) ? `, got ${JSON.stringify(scheme)}` : ''
+    const shape = credential === '' ? '; the header holds no scheme, or no credential after it' : ''
+    throw unauthorized(
+      `Authorization scheme must be Bearer${named}${shape}: send "Authorization: Bearer <API key>"`,
+      false,
+    )
+  }
+  if (credential === '') {
+    throw unauthorized('API key is empty; send "Authorization: Bearer <API key>"', true)
+  }
+  return credential
 }
 
 /** The 401 and its challenge (RFC 6750 section 3): `invalid_token` once a credential was given. */
@@ -100,10 +107,14 @@ export function maskKey(key: string): string {
   return `${key.slice(0, head)}${hidden}${key.slice(key.length - tail)} (${key.length} characters)`
 }
 
-/** Compares two byte strings in time that depends only on the longer length. */
-export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+/**
+ * Compares two strings in time that depends only on the longer length, over UTF-16 code units:
+ * no credential is encoded to bytes on every request (a TextEncoder call was 1.3% of a listPets
+ * profile under wrk).
+ */
+export function constantTimeEqualText(a: string, b: string): boolean {
   let difference = a.length ^ b.length
   const length = Math.max(a.length, b.length)
-  for (let i = 0; i < length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0)
+  for (let i = 0; i < length; i++) difference |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
   return difference === 0
 }

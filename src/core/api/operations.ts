@@ -18,6 +18,7 @@ import type { TenantStore } from './store.js'
  */
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z')
 export const GET_PET_SUNSET_AT = new Date('2030-12-05T00:00:00Z')
+const SUNSET_MS = GET_PET_SUNSET_AT.getTime()
 
 const listPets: Operation = {
   id: 'listPets',
@@ -82,7 +83,7 @@ function getPet(basePath: string): Operation {
     parameters: () => [petIdParameter()],
     success: [{ status: 200, description: 'The Pet', schema: 'Pet' }],
     run({ params, state, store }: Exchange) {
-      if (state.clock() >= GET_PET_SUNSET_AT) {
+      if (state.clock() >= SUNSET_MS) {
         throw new ApiError(
           'gone',
           `getPet was removed on ${GET_PET_SUNSET_AT.toUTCString()}; use GET ${basePath}/pets with the status filter`,

@@ -93,7 +93,7 @@ export interface Route {
   readonly methods: Readonly<Partial<Record<Method, Operation>>>
 }
 
-interface Match {
+export interface Match {
   readonly route: Route
   readonly params: Readonly<Record<string, string>>
 }
