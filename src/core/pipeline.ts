@@ -21,6 +21,7 @@ import type { CorsPolicy } from './http/cors.js'
 import { ApiError } from './http/errors.js'
 import {
   errorResponse,
+  JSON_HEADERS,
   header,
   isEventStream,
   type BodyRead,
@@ -213,6 +214,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
   }
 
+  // JSON_HEADERS and an operation's own headers, by operation: a handful of objects, built once each.
+  const jsonHeaders = new Map<Operation, Readonly<Record<string, string>>>()
+  const jsonHeadersOf = (operation: Operation): Readonly<Record<string, string>> => {
+    let headers = jsonHeaders.get(operation)
+    if (headers === undefined) {
+      headers = Object.freeze({ ...JSON_HEADERS, ...operation.headers })
+      jsonHeaders.set(operation, headers)
+    }
+    return headers
+  }
+
   /** Parses the body when the operation takes one, then runs it. `seen` keeps what was sent, for the journal. */
   const run = (
     operation: Operation,
@@ -364,7 +376,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     let response = answered
     call.release()
     if (call.store !== undefined && key !== undefined) state.tenants.release(key)
-    if (operation?.headers !== undefined || applied.length > 0) {
+    if (operation?.headers !== undefined && applied.length === 0 && response.headers === JSON_HEADERS) {
+      // A JSON answer of an operation with headers of its own (getPet): merged once, not per request.
+      response = { ...response, headers: jsonHeadersOf(operation) }
+    } else if (operation?.headers !== undefined || applied.length > 0) {
       response = {
         ...response,
         headers: {

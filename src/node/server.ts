@@ -585,11 +585,12 @@ function write(
     return 'sent'
   }
   const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
-  response.writeHead(answer.status, {
-    ...answer.headers,
-    'Content-Length': length,
-    ...(last && { Connection: 'close' }),
-  })
+  // A flat list of names and values: no object spread per answer (writeHead takes either).
+  const headers: string[] = []
+  for (const name in answer.headers) headers.push(name, answer.headers[name] as string)
+  headers.push('Content-Length', String(length))
+  if (last) headers.push('Connection', 'close')
+  response.writeHead(answer.status, headers)
   response.end(body ?? undefined)
   return 'sent'
 }

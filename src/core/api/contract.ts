@@ -206,6 +206,8 @@ export function checkObject<T>(schema: z.ZodType<T>, input: unknown, subject: st
  * as "not an integer" instead of being coerced.
  */
 export function checkListPetsQuery(raw: Readonly<Record<string, string>>): Checked<ListPetsQuery> {
+  // No parameter at all, what most calls send: the schema's defaults, without running it.
+  if (raw.limit === undefined && raw.status === undefined) return DEFAULT_LIST_QUERY
   const input = {
     ...(raw.limit !== undefined && { limit: readInteger(raw.limit) }),
     ...(raw.status !== undefined && { status: raw.status }),
@@ -216,9 +218,18 @@ export function checkListPetsQuery(raw: Readonly<Record<string, string>>): Check
     : { ok: false, problems: describeIssues(result.error.issues, input) }
 }
 
+/** What checkListPetsQuery answers for a query without parameters: `{ limit: 20 }`. */
+const DEFAULT_LIST_QUERY: Checked<ListPetsQuery> = Object.freeze({
+  ok: true,
+  value: Object.freeze(ListPetsQuerySchema.parse({})),
+})
+
 /** Checks the `petId` path segment with the same integer rule as the body's int64 fields. */
 export function checkPetId(raw: string): Checked<number> {
-  const input = { petId: readInteger(raw) }
+  const petId = readInteger(raw)
+  // readInteger gives a number only for an integer JavaScript holds exactly: the schema's whole rule.
+  if (typeof petId === 'number') return { ok: true, value: petId }
+  const input = { petId }
   const result = PetIdParameterSchema.safeParse(input)
   return result.success
     ? { ok: true, value: result.data.petId }
