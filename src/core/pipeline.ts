@@ -516,7 +516,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   /** The answer, and the area whose CORS rule applies to it (answers refused early count as the site's). */
-  const dispatch = async (request: CoreRequest): Promise<[CoreResponse, Area]> => {
+  const dispatch = (request: CoreRequest): [CoreResponse | Promise<CoreResponse>, Area] => {
     // Before the target: CONNECT's is an authority (host:port), which is no path.
     if (UNSUPPORTED_METHODS.has(request.method)) {
       return refuse(new ApiError('not_implemented', `The ${request.method} method is not supported`))
@@ -544,33 +544,46 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         area,
       ]
     }
-    const state = await options.state()
-    return [area === 'api' ? await api(request, target, state) : await other(request, target, state, area), area]
+    const state = options.state()
+    const route = (ready: SandboxState) =>
+      area === 'api' ? api(request, target, ready) : other(request, target, ready, area)
+    return [state instanceof Promise ? state.then(route) : route(state), area]
+  }
+
+  /** What every answer gets last: HEAD without a stream, the polling mark, CORS. */
+  const complete = (request: CoreRequest, answered: CoreResponse, area: Area): CoreResponse => {
+    let response = answered
+    // HEAD: GET's status and headers; a stream is not opened for it (its body would go nowhere).
+    if (request.method === 'HEAD' && isEventStream(response.body)) response = { ...response, body: null }
+    if (area !== 'api' && response.status < 400 && (request.method === 'GET' || request.method === 'HEAD')) {
+      response = { ...response, polling: true }
+    }
+    if (cors === undefined || request.method === 'OPTIONS') return response
+    const headers = cors.answer(request, area)
+    return headers === undefined ? response : { ...response, headers: { ...response.headers, ...headers } }
   }
 
   return {
-    async handle(request) {
-      let response: CoreResponse
+    // One promise per request, and no more unless something waits (a body, a delay, a scenario).
+    handle(request) {
+      let pending: CoreResponse | Promise<CoreResponse>
       let area: Area = 'site'
       try {
-        ;[response, area] = await dispatch(request)
+        ;[pending, area] = dispatch(request)
       } catch (error) {
-        response = fail(error, request)
+        pending = fail(error, request)
       }
-      // HEAD: GET's status and headers; a stream is not opened for it (its body would go nowhere).
-      if (request.method === 'HEAD' && isEventStream(response.body)) response = { ...response, body: null }
-      if (area !== 'api' && response.status < 400 && (request.method === 'GET' || request.method === 'HEAD')) {
-        response = { ...response, polling: true }
-      }
-      if (cors === undefined || request.method === 'OPTIONS') return response
-      const headers = cors.answer(request, area)
-      return headers === undefined ? response : { ...response, headers: { ...response.headers, ...headers } }
+      if (!(pending instanceof Promise)) return Promise.resolve(complete(request, pending, area))
+      return pending.then(
+        (response) => complete(request, response, area),
+        (error: unknown) => complete(request, fail(error, request), area),
+      )
     },
   }
 }
 
 /** An answer refused before any route: the site's CORS rule applies to it. */
-function refuse(error: ApiError): [CoreResponse, Area] {
+function refuse(error: ApiError): [CoreResponse | Promise<CoreResponse>, Area] {
   return [errorResponse(error), 'site']
 }
 

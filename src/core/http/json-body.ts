@@ -62,7 +62,7 @@ export async function readJsonBody(
   let text: string
   try {
     // The byte-order mark stays in the text: readJson skips one, for bodies as for files.
-    text = bytes.byteLength < SLICED_FROM_LENGTH ? decoder().decode(bytes) : await decodeInSlices(bytes)
+    text = bytes.byteLength < SLICED_FROM_LENGTH ? WHOLE.decode(bytes) : await decodeInSlices(bytes)
   } catch {
     throw new ApiError('invalid_body', 'body must be UTF-8 encoded JSON')
   }
@@ -79,6 +79,11 @@ export async function readJsonBody(
 function decoder(): TextDecoder {
   return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 }
+
+// A decoder used without `stream` keeps nothing between calls: one serves every small body
+// (making one per request was 0.4% of a createPet profile under wrk). Sliced decoding streams,
+// so it makes its own.
+const WHOLE = decoder()
 
 /** Bytes decoded between two pauses: a millisecond or so of work. */
 const BYTES_PER_SLICE = 1024 * 1024
@@ -100,6 +105,8 @@ export function tooLarge(maxBytes: number): ApiError {
 }
 
 function isJsonMediaType(contentType: string): boolean {
+  // What clients send nearly always, checked without splitting it.
+  if (contentType === 'application/json') return true
   const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
   return mediaType === 'application/json' || /^application\/[^/]+\+json$/.test(mediaType)
 }

@@ -126,19 +126,21 @@ export function createRouteTable(basePath: string, routes: readonly Route[]): Ro
         : `^${escapeRegExp(mount)}${source}/?$`
     return { route, names, pattern: new RegExp(pattern) }
   })
-  const under = (path: string, mount: string) => path === mount || path.startsWith(`${mount}/`)
+  // The mounts with their slash, made once: areaOf runs on every request.
+  const apiPrefix = `${basePath}/`
+  const adminPrefix = `${ADMIN_PATH}/`
+  const under = (path: string, mount: string, prefix: string) => path === mount || path.startsWith(prefix)
   return {
     routes,
-    areaOf: (path) => (under(path, basePath) ? 'api' : under(path, ADMIN_PATH) ? 'admin' : 'site'),
+    areaOf: (path) =>
+      under(path, basePath, apiPrefix) ? 'api' : under(path, ADMIN_PATH, adminPrefix) ? 'admin' : 'site',
     match(path, area) {
       for (const { route, names, pattern } of compiled) {
         if (route.area !== area) continue
         const found = pattern.exec(path)
         if (found === null) continue
         const params: Record<string, string> = {}
-        names.forEach((name, index) => {
-          params[name] = found[index + 1] ?? ''
-        })
+        for (let index = 0; index < names.length; index++) params[names[index] as string] = found[index + 1] ?? ''
         return { route, params }
       }
       return undefined
