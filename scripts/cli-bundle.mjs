@@ -1,9 +1,10 @@
 // The CLI bundle's esbuild options, for scripts/bundle-cli.mjs (the shipped bundle) and for the
-// start-up benchmark's variant without the loader (bench/cli-startup/build-plain-bundle.mjs).
+// start-up benchmark's variant without the loader (bench/cli-startup/build-plain-bundle.mjs), and
+// zod's English-only plugin, which scripts/bundle-esm.mjs uses too.
 
 // zod's namespace re-exports every locale's messages (a third of its code); the sandbox words its
 // own messages and uses zod's English default only, so the bundle carries English alone.
-const englishOnly = {
+export const zodEnglishOnly = {
   name: 'zod-english-only',
   setup(bundle) {
     bundle.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
@@ -30,7 +31,7 @@ export function cliBundleOptions(outfile, plugins = []) {
     target: 'node20.19',
     // faker loads only with --generate.
     external: ['@faker-js/faker'],
-    plugins: [englishOnly, ...plugins],
+    plugins: [zodEnglishOnly, ...plugins],
     // The sources find their package's files from import.meta.url, which CommonJS spells differently.
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },

@@ -130,29 +130,41 @@ function together(options: Readonly<Record<string, unknown>>, context: z.Refinem
 }
 
 const byName: Label = (name) => name
-const SandboxOptionsSchema = z.object(sandboxFields(byName)).partial().superRefine(together)
-const SERVER_FIELDS = serverFields(byName)
-const ServerOptionsSchema = z.object(SERVER_FIELDS).partial().superRefine(together)
+
+/**
+ * A schema built the first time it is asked for, then kept as it is: building the options'
+ * schemas took a few of the milliseconds a test file waits for its first answer, and a sandbox
+ * made with no options needs none of them.
+ */
+function built<T>(make: () => T): () => T {
+  let made: T | undefined
+  return () => (made ??= make())
+}
+
+const sandboxOptionsSchema = built(() => z.object(sandboxFields(byName)).partial().superRefine(together))
+const serverOptionsSchema = built(() => z.object(serverFields(byName)).partial().superRefine(together))
 
 export type OptionName = keyof ReturnType<typeof serverFields>
 
 /** Thrown for options the sandbox cannot start with; the message names every problem. */
-function check(schema: z.ZodType, options: unknown, what: string): void {
+function check(schema: () => z.ZodType, options: unknown, what: string): void {
   // undefined means "the default" everywhere: `{ port: undefined }` is `{}`.
   const given = Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined))
-  const result = schema.safeParse(given)
+  // No option given: every default holds, with nothing to check.
+  if (Object.keys(given).length === 0) return
+  const result = schema().safeParse(given)
   if (result.success) return
   throw new TypeError(`Failed to ${what}: ${result.error.issues.map((issue) => issue.message).join('; ')}`)
 }
 
 /** Checks createSandbox's and createSandboxCore's options. */
 export function checkSandboxOptions(options: unknown): void {
-  check(SandboxOptionsSchema, options, 'create the sandbox')
+  check(sandboxOptionsSchema, options, 'create the sandbox')
 }
 
 /** Checks startServer's options: the sandbox's and the server's own. */
 export function checkServerOptions(options: unknown): void {
-  check(ServerOptionsSchema, options, 'start the server')
+  check(serverOptionsSchema, options, 'start the server')
 }
 
 /**
