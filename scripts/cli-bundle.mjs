@@ -17,15 +17,18 @@ export const zodEnglishOnly = {
   },
 }
 
-/** esbuild options for `src/node/cli.ts` as one minified CommonJS file at `outfile`; more plugins may follow. */
+/** esbuild options for `src/node/cli.ts` as one CommonJS file at `outfile`; more plugins may follow. */
 export function cliBundleOptions(outfile, plugins = []) {
   return {
     entryPoints: ['src/node/cli.ts'],
     outfile,
     bundle: true,
-    minify: true,
-    // Class and function names stay, so an unexpected failure's stack still reads.
-    keepNames: true,
+    // Whitespace and syntax only: identifiers keep their names, so an unexpected failure's stack
+    // still reads. esbuild's keepNames did the same by renaming every function as it is made, an
+    // Object.defineProperty per closure on every request: listPets over HTTP ran at 25,451 req/s
+    // with it and 31,422 without (wrk, 32 connections, one run each, Node 20.20).
+    minifyWhitespace: true,
+    minifySyntax: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20.19',

@@ -46,7 +46,6 @@ import { OPERATIONS, type OperationId, type Scenario } from './admin/contract.js
 import { readPrefer, simulatedFailure, type Preference } from './admin/scenarios.js'
 import { notFoundOutsideApi } from './docs/site.js'
 import type { SandboxState } from './admin/state.js'
-import { labelTenant } from './admin/tenants.js'
 import type { TenantStore } from './api/store.js'
 import { ADMIN_PATH } from './http/mounts.js'
 import { parseTarget, targetTooLong, type Target } from './http/target.js'
@@ -406,7 +405,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       })
       if (state.events.listening()) announce(state, operation, key, response.status, kept)
     }
-    return state.isolated && key !== undefined ? { ...response, tenant: labelTenant(key, state.defaultKey) } : response
+    return state.isolated && key !== undefined ? { ...response, tenant: state.tenants.labelOf(key) } : response
   }
 
   const other = async (

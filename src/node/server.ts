@@ -600,8 +600,7 @@ function write(
  * see that a body is too large without the rest being read (a declared length over the limit is
  * refused by the core before it asks). `unread` tells how much of the body is left in the connection.
  *
- * A class, not a closure per request: the CLI bundle keeps function names (esbuild keepNames),
- * which costs a defineProperty for every named closure made, on every request.
+ * A class, not closures per request: one object holds what a read needs.
  */
 class BodyReader {
   private readonly declared: string | undefined

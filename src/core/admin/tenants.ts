@@ -74,11 +74,14 @@ export interface Tenants {
   keyOf(handle: string): string | undefined
   /** The handle of a key's tenant, if it has one. */
   handleOf(key: string): string | undefined
+  /** How a key's tenant is shown (labelTenant), made once per tenant: the access log asks per request. */
+  labelOf(key: string): TenantLabel
 }
 
 interface Tenant {
   /** `t-` and 16 random hex digits: how the dashboard and `?tenant=` name a tenant without its key. */
   readonly handle: string
+  readonly label: TenantLabel
   readonly store: TenantStore
   scenarios: WritableScenarioBook | undefined
   inFlight: number
@@ -135,6 +138,7 @@ export function createTenants(options: {
       }
       tenant = {
         handle: randomHandle(),
+        label: labelTenant(id, defaultKey),
         store: createTenantStore(seedIndex, maxCreatedPets, budgets),
         scenarios: undefined,
         inFlight: 0,
@@ -162,6 +166,7 @@ export function createTenants(options: {
       if (tenant !== undefined && tenant.inFlight > 0) tenant.inFlight--
     },
     storeFor: (key) => tenantOf(key).store,
+    labelOf: (key) => tenants.get(idOf(key))?.label ?? labelTenant(key, defaultKey),
     existing: (key) => tenants.get(idOf(key))?.store,
     scenariosFor(key) {
       if (!isolated) return undefined
