@@ -70,6 +70,8 @@ interface PipelineOptions {
   readonly allowedHosts: AllowedHosts
   /** Server: believe Forwarded and X-Forwarded-Proto/Host for the server's own origin (a proxy in front). */
   readonly trustProxy: boolean
+  /** Name the tenant on API answers in isolated mode, for a host's access log (one object more per answer). */
+  readonly labelTenants: boolean
   /** CORS headers, on the server only. */
   readonly cors: CorsPolicy | undefined
   /** Told about unexpected failures (which answer 500). */
@@ -405,7 +407,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       })
       if (state.events.listening()) announce(state, operation, key, response.status, kept)
     }
-    return state.isolated && key !== undefined ? { ...response, tenant: state.tenants.labelOf(key) } : response
+    return options.labelTenants && state.isolated && key !== undefined
+      ? { ...response, tenant: state.tenants.labelOf(key) }
+      : response
   }
 
   const other = async (

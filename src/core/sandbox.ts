@@ -145,6 +145,8 @@ export interface Hosting {
   readonly trustProxy?: boolean
   /** Server: the use of the budgets the host enforces (connections), for health. */
   readonly usage?: HostUsage
+  /** The host logs each request: API answers then name their tenant (CoreResponse.tenant) in isolated mode. */
+  readonly accessLog?: boolean
 }
 
 const IN_PROCESS: Hosting = { surface: 'in-process' }
@@ -255,6 +257,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     state,
     allowedHosts: hosting.allowedHosts ?? [],
     trustProxy: hosting.trustProxy ?? false,
+    labelTenants: hosting.accessLog === true,
     cors:
       hosting.surface === 'server'
         ? createCorsPolicy(routes, hosting.corsOrigins ?? [], hosting.trustProxy ?? false)

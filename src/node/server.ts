@@ -133,6 +133,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       trustProxy,
       usage: () => ({ connections }),
       notices,
+      accessLog: log !== undefined,
     },
   )
   const { limits } = sandbox

@@ -61,7 +61,7 @@ export interface CoreResponse {
    * for again and again. A host's access log leaves it out unless asked for it.
    */
   readonly polling?: boolean
-  /** Isolated mode: whose data an API request used, as logs and the dashboard show it (labelTenant). */
+  /** Isolated mode, when the host keeps an access log (Hosting.accessLog): whose data an API request used, as logs and the dashboard show it (labelTenant). */
   readonly tenant?: { readonly label: string; readonly hue: number }
 }
 
