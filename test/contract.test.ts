@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkListPetsQuery, checkNewPet, checkPet, checkPetId } from '../src/core/api/contract.js'
-import { FixtureError, parseSeed } from '../src/core/api/seed.js'
+import { readFileSync } from 'node:fs'
+import { bundledSeed, FixtureError, parseSeed } from '../src/core/api/seed.js'
 
 describe('checkNewPet', () => {
   it('accepts the required fields and an optional status', () => {
@@ -82,6 +83,18 @@ describe('checkPetId', () => {
 
   it.each(['abc', '1.5', '', '1e3', '9007199254740992'])('refuses %j', (raw) => {
     expect(checkPetId(raw).ok).toBe(false)
+  })
+})
+
+describe('the bundled seed', () => {
+  it('passes every check of parseSeed, and bundledSeed gives exactly what parseSeed would', () => {
+    // Read from disk here, not imported: the file as it ships, not the module the code holds.
+    const shipped: unknown = JSON.parse(readFileSync(new URL('../fixtures/pets.json', import.meta.url), 'utf8'))
+    const checked = parseSeed(shipped, 'fixtures/pets.json')
+    expect(checked).toHaveLength(32)
+    expect(bundledSeed()).toStrictEqual(checked)
+    expect(bundledSeed().map((pet) => Object.keys(pet))).toEqual(checked.map((pet) => Object.keys(pet)))
+    expect(Object.isFrozen(bundledSeed()[0])).toBe(true)
   })
 })
 
