@@ -17,6 +17,26 @@ const seed = [
 ]
 
 describe('the pet store', () => {
+  it("answers a pet's JSON in the API's field order, made again when the pet is another", () => {
+    const petJson = new WeakMap<Pet, string>()
+    const budgets = { cache: undefined, created: { used: 0, max: 100 }, petJson }
+    const index = indexPets([{ status: 'sold', categoryId: 4, name: 'Out of order', id: 2 } as Pet, ...seed])
+    const one = createTenantStore(index, 100, budgets)
+    const other = createTenantStore(index, 100, budgets)
+    expect(one.getJson(2)).toBe('{"id":2,"name":"Out of order","categoryId":4,"status":"sold"}')
+    expect(one.getJson(3)).toBe(JSON.stringify(one.get(3)))
+    expect(one.getJson(4)).toBeUndefined()
+    // Tenants share the seeded pets' text; a created pet has its own.
+    expect(other.getJson(2)).toBe(one.getJson(2))
+    const created = one.insert({ name: 'New', categoryId: 1 })
+    expect(one.getJson(created.id)).toBe(`{"id":${created.id},"name":"New","categoryId":1}`)
+    expect(other.getJson(created.id)).toBeUndefined()
+    // A restored pet with a seeded id is another object: its text is made again.
+    one.restore({ pets: [{ id: 2, name: 'Renamed', categoryId: 4 }], nextId: 3 })
+    expect(one.getJson(2)).toBe('{"id":2,"name":"Renamed","categoryId":4}')
+    expect(other.getJson(2)).toBe('{"id":2,"name":"Out of order","categoryId":4,"status":"sold"}')
+  })
+
   it('lists by id ascending whatever the insertion order, with limit applied after sorting', async () => {
     const store = createPetStore(seed)
     expect((await store.list()).map((pet) => pet.id)).toEqual([3, 5, 7, 10])

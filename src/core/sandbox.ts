@@ -211,7 +211,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
       defaultKey,
       maxTenants: limits.tenants,
       maxCreatedPets: limits.createdPetsPerTenant,
-      budgets: { cache: listCache, created },
+      budgets: { cache: listCache, created, petJson: new WeakMap() },
       onEvict: (key) => {
         notices.notice(
           'eviction',

@@ -92,9 +92,9 @@ function getPet(basePath: string): Operation {
       // The raw segment, percent-escapes and all: an id is digits, so anything escaped is not one.
       const id = checkPetId(params.petId ?? '')
       if (!id.ok) throw new ApiError('invalid_parameter', id.problems.join('; '))
-      const found = held(store).get(id.value)
+      const found = held(store).getJson(id.value)
       if (found === undefined) throw new ApiError('pet_not_found', `pet ${id.value} does not exist`)
-      return json(200, found)
+      return { status: 200, headers: JSON_HEADERS, body: found }
     },
   }
 }

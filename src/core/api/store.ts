@@ -43,6 +43,8 @@ export interface TenantStore {
   /** The same list as JSON text, kept until the next write: the answer to repeated polls is built once. */
   listJson(query: ListPetsQuery): string
   get(id: number): Pet | undefined
+  /** The same pet as JSON text, what getPet answers: made once per stored pet, kept as long as the pet. */
+  getJson(id: number): string | undefined
   /** One page of the whole store in id order, each pet marked when it was created since the last reset. */
   page(offset: number, limit: number, status?: PetStatus): { total: number; pets: (Pet & { created: boolean })[] }
   /** How many pets were created since the last reset. */
@@ -92,6 +94,12 @@ const DEFAULT_MAX_CREATED_PETS = LIMITS.createdPetsPerTenant.value
 export interface StoreBudgets {
   readonly cache: ListCache | undefined
   readonly created: { used: number; readonly max: number }
+  /**
+   * Each stored pet's JSON, keyed by the stored object: a seeded pet is shared by every tenant, so
+   * it is serialised once for all. Weak, so it holds no pet a reset or an eviction let go, and it
+   * never holds more than one text per stored pet, which the pet budgets already bound.
+   */
+  readonly petJson?: WeakMap<Pet, string>
 }
 
 /** A store over a seed index; several stores (tenants) share one index. */
@@ -101,6 +109,7 @@ export function createTenantStore(
   budgets: StoreBudgets = { cache: undefined, created: { used: 0, max: Number.MAX_SAFE_INTEGER } },
 ): TenantStore {
   const { cache, created: pool } = budgets
+  const petJson = budgets.petJson ?? new WeakMap<Pet, string>()
   const owner = cache?.newOwner() ?? 0
   let seed = seedIndex
   // A reset or restore swaps in a whole new state; the base index is shared, never copied.
@@ -143,6 +152,17 @@ export function createTenantStore(
     get(id) {
       const found = state.base.get(id) ?? state.createdById.get(id)
       return found === undefined ? undefined : copy(found)
+    },
+    getJson(id) {
+      const found = state.base.get(id) ?? state.createdById.get(id)
+      if (found === undefined) return undefined
+      let text = petJson.get(found)
+      if (text === undefined) {
+        // copy() fixes the fields' order, whatever order the stored object was made in.
+        text = JSON.stringify(copy(found))
+        petJson.set(found, text)
+      }
+      return text
     },
     page(offset, limit, status) {
       const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
