@@ -20,7 +20,7 @@ describe('the pet store', () => {
   it("answers a pet's JSON in the API's field order, made again when the pet is another", () => {
     const petJson = new WeakMap<Pet, string>()
     const budgets = { cache: undefined, created: { used: 0, max: 100 }, petJson }
-    const index = indexPets([{ status: 'sold', categoryId: 4, name: 'Out of order', id: 2 } as Pet, ...seed])
+    const index = indexPets([{ status: 'sold' as const, categoryId: 4, name: 'Out of order', id: 2 }, ...seed])
     const one = createTenantStore(index, 100, budgets)
     const other = createTenantStore(index, 100, budgets)
     expect(one.getJson(2)).toBe('{"id":2,"name":"Out of order","categoryId":4,"status":"sold"}')
