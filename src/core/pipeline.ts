@@ -293,7 +293,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       response = fail(error, request)
     }
     if (response instanceof Promise) return settle(call, request, state, response)
-    return finish(call, request, state, response, NONE_APPLIED)
+    return finish(call, request, state, response)
   }
 
   /** The rest of an API request once its body is read and its delay waited out. */
@@ -340,7 +340,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (operation.simulated !== true) return run(operation, exchange, read, call.seen)
     const applied = simulate(operation.id as OperationId, request, state, key)
     if (applied instanceof Promise) {
-      return applied.then(async (names) => {
+      return applied.then((names) => {
         call.applied = names
         return run(operation, exchange, read, call.seen)
       })
@@ -362,18 +362,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     } catch (error) {
       response = fail(error, request)
     }
-    return finish(call, request, state, response, call.applied ?? NONE_APPLIED)
+    return finish(call, request, state, response)
   }
 
   /** Releases what the request held, adds the operation's headers, counts and records it. */
-  const finish = (
-    call: ApiCall,
-    request: CoreRequest,
-    state: SandboxState,
-    answered: CoreResponse,
-    applied: readonly string[],
-  ): CoreResponse => {
+  const finish = (call: ApiCall, request: CoreRequest, state: SandboxState, answered: CoreResponse): CoreResponse => {
     const { operation, key } = call
+    const applied = call.applied ?? NONE_APPLIED
     let response = answered
     call.release()
     if (call.store !== undefined && key !== undefined) state.tenants.release(key)

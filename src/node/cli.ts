@@ -13,7 +13,8 @@ import type { Pet } from '../core/api/contract.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, startServer, type RunningServer } from './server.js'
 import { packageVersion } from './package-files.js'
-import { isLoopbackHost, reachableUrls } from './exposure.js'
+import { isLoopbackHost } from '../core/http/local.js'
+import { reachableUrls } from './exposure.js'
 import { paintFor, plain, type Paint } from './terminal.js'
 
 interface CliOptions {
@@ -216,7 +217,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
   const log = (line: string) => {
     console.log(line)
   }
-  const colors = paintFor(process.stdout) !== plain
+  const paint = paintFor(process.stdout)
 
   let server: RunningServer
   try {
@@ -250,7 +251,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         log,
         logPolling: options.log?.includes('admin') === true,
         logFormat: options.log?.includes('json') === true ? ('json' as const) : ('text' as const),
-        logColors: colors,
+        logColors: paint !== plain,
       }),
     })
   } catch (error) {
@@ -272,7 +273,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
       : () => undefined
   // Signal handlers first: whoever reads the banner may signal at once (a pipe write is synchronous).
   closeOnSignals(server, stopWatching, server.sandbox.limits.shutdownTimeoutMs)
-  await printBanner(server, options)
+  await printBanner(server, options, paint)
   return server
 }
 
@@ -291,9 +292,8 @@ function fail(message: string): never {
   process.exit(1)
 }
 
-async function printBanner(server: RunningServer, options: CliOptions): Promise<void> {
+async function printBanner(server: RunningServer, options: CliOptions, paint: Paint): Promise<void> {
   const { sandbox } = server
-  const paint = paintFor(process.stdout)
   const count = await sandbox.pets.count()
   const key = sandbox.apiKeys[0] ?? DEFAULT_API_KEY
   const keys = options.isolate
@@ -305,8 +305,7 @@ async function printBanner(server: RunningServer, options: CliOptions): Promise<
     options.failureRate !== undefined && `failure rate ${options.failureRate}`,
     options.now !== undefined && `clock starts at ${options.now}`,
   ].filter(Boolean)
-  const link = (url: string) => paint('cyan', url)
-  const line = (label: string, text: string) => `${paint('bold', label.padEnd(LABEL_WIDTH))}${text}`
+  const { line, link } = bannerWriting(paint)
   console.log(
     [
       `Pet Store sandbox listening on ${link(server.apiUrl)} with ${count} pet${count === 1 ? '' : 's'}`,
@@ -326,31 +325,38 @@ async function printBanner(server: RunningServer, options: CliOptions): Promise<
 /** The banner's labels and their texts line up: "Simulating: " is the longest. */
 const LABEL_WIDTH = 'Simulating: '.length
 
+/** A banner line (its label bold, padded) and a link, in the terminal's colours or plain. */
+function bannerWriting(paint: Paint) {
+  return {
+    line: (label: string, text: string) => `${paint('bold', label.padEnd(LABEL_WIDTH))}${text}`,
+    link: (url: string) => paint('cyan', url),
+  }
+}
+
 /**
  * Listening beyond loopback, or answering any Host name, is a choice to make knowingly: the
  * banner says where the sandbox is reachable, what is open, and how to narrow it.
  */
 function exposure(server: RunningServer, options: CliOptions, paint: Paint): string[] {
+  const { line, link } = bannerWriting(paint)
+  const warning = (text: string) => paint('yellow', line('Warning:', text))
   const lines: string[] = []
-  const label = (text: string) => paint('bold', text.padEnd(LABEL_WIDTH))
-  const port = Number(new URL(server.url).port)
   if (!isLoopbackHost(options.host)) {
-    const urls = reachableUrls(options.host, port)
+    const urls = reachableUrls(options.host, Number(new URL(server.url).port))
     lines.push(
-      `${label('Network:')}${urls.length === 0 ? 'no network interface is up yet' : urls.map((url) => paint('cyan', url)).join(', ')}`,
-      paint(
-        'yellow',
-        `${label('Warning:')}--host ${options.host} opens the API and the admin routes to that network; from other machines the admin routes want an API key.`,
+      line('Network:', urls.length === 0 ? 'no network interface is up yet' : urls.map(link).join(', ')),
+      warning(
+        `--host ${options.host} opens the API and the admin routes to that network; from other machines the admin routes want an API key.`,
       ),
-      `${label('Restrict:')}--allowed-host <the name clients use> and --api-key <a key of your own>${server.sandbox.apiKeys.includes(DEFAULT_API_KEY) ? ` (${DEFAULT_API_KEY} is public)` : ''}.`,
+      line(
+        'Restrict:',
+        `--allowed-host <the name clients use> and --api-key <a key of your own>${server.sandbox.apiKeys.includes(DEFAULT_API_KEY) ? ` (${DEFAULT_API_KEY} is public)` : ''}.`,
+      ),
     )
   }
   if (options.allowedHost?.includes('all') === true) {
     lines.push(
-      paint(
-        'yellow',
-        `${label('Warning:')}--allowed-host all answers any Host name: a web page can reach the sandbox through DNS rebinding.`,
-      ),
+      warning('--allowed-host all answers any Host name: a web page can reach the sandbox through DNS rebinding.'),
     )
   }
   return lines

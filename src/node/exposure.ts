@@ -5,10 +5,6 @@
  * May import: node:*, and the Node adapter.
  */
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os'
-import { isLoopbackHost } from '../core/http/local.js'
-
-export { isLoopbackHost }
-
 /**
  * `http://address:port` for each non-internal interface address the host covers: every IPv4 one
  * for 0.0.0.0, every one for `::` (dual stack), the address itself otherwise. IPv6 link-local

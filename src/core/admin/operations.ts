@@ -29,7 +29,6 @@ import { ScenarioError } from './scenarios.js'
 import { pause } from '../http/json-body.js'
 import { applyState, healthOf, journalFor, resetState, scenarioBookFor, snapshotState } from './state.js'
 import { createTenantStore } from '../api/store.js'
-import { labelTenant } from './tenants.js'
 
 /** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
 function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -203,7 +202,7 @@ const listTenants = admin({
       200,
       state.tenants.list().map(({ handle, key, store }) => ({
         id: handle,
-        ...labelTenant(key, state.defaultKey),
+        ...state.tenants.labelOf(key),
         pets: store.count(),
         createdSinceReset: store.createdCount(),
       })),

@@ -127,6 +127,8 @@ export function createTenantStore(
     cache?.drop(owner)
     state = next
   }
+  // The stored pet itself, seeded or created: callers copy it or serialise it at once.
+  const stored = (id: number): Pet | undefined => state.base.get(id) ?? state.createdById.get(id)
   // The stored pets themselves: callers copy them or serialise them at once.
   const select = (status: PetStatus | undefined, limit: number | undefined): readonly Pet[] => {
     const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
@@ -150,11 +152,11 @@ export function createTenantStore(
       return text
     },
     get(id) {
-      const found = state.base.get(id) ?? state.createdById.get(id)
+      const found = stored(id)
       return found === undefined ? undefined : copy(found)
     },
     getJson(id) {
-      const found = state.base.get(id) ?? state.createdById.get(id)
+      const found = stored(id)
       if (found === undefined) return undefined
       let text = petJson.get(found)
       if (text === undefined) {
