@@ -7,7 +7,14 @@
  * May import: types from the core, with `import type` (never `import { type X }`, which
  * verbatimModuleSyntax keeps as a runtime import). Nothing at runtime.
  */
-import type { JournalEntry, OperationId, SandboxHealth, Scenario, ScenarioInput } from './core/admin/contract.js'
+import type {
+  Forwarding,
+  JournalEntry,
+  OperationId,
+  SandboxHealth,
+  Scenario,
+  ScenarioInput,
+} from './core/admin/contract.js'
 import type { Pet, StoreState } from './core/api/contract.js'
 import type { ErrorCode } from './core/http/errors.js'
 import type { ADMIN_PATH } from './core/http/mounts.js'
@@ -19,6 +26,7 @@ const ADMIN: typeof ADMIN_PATH = '/__sandbox'
 
 export type {
   ErrorCode,
+  Forwarding,
   JournalEntry,
   JournalFilter,
   OperationId,
@@ -71,8 +79,21 @@ export interface SandboxClient {
     /** `PUT /__sandbox/state`: replaces them, or changes nothing and throws a 400 naming each bad field. */
     import(state: StoreState): Promise<void>
   }
-  /** `GET /__sandbox/health`: version, uptime, mode, tenants, evictions. */
+  /** `GET /__sandbox/health`: version, uptime, mode, tenants, evictions, the upstream. */
   health(): Promise<SandboxHealth>
+  /**
+   * Which operations a server started with `--upstream` sends there; the sandbox answers the
+   * rest. One setting for the whole server, whatever the client's key.
+   */
+  readonly forwarding: {
+    /** `GET /__sandbox/forwarding`: the upstream's origin (null without one) and the operations forwarded. */
+    get(): Promise<Forwarding>
+    /**
+     * `PUT /__sandbox/forwarding`: forward these operations from now on (`[]` for none, `all` for
+     * every one). Throws a 400 naming an unknown operation, a 409 when the server has no upstream.
+     */
+    set(forward: readonly OperationId[] | 'all'): Promise<Forwarding>
+  }
   /** The same sandbox and fetch, as another key sees it: one client per e2e worker. Undefined: no key. */
   forKey(key: string | undefined): SandboxClient
 }
@@ -189,6 +210,10 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
       import: (state) => sendVoid('PUT', '/state', state),
     },
     health: () => sendJson<SandboxHealth>('GET', '/health'),
+    forwarding: {
+      get: () => sendJson<Forwarding>('GET', '/forwarding'),
+      set: (forward) => sendJson<Forwarding>('PUT', '/forwarding', { forward }),
+    },
     forKey: (other) => createSandboxClient({ baseUrl: origin, key: other, fetch: injected }),
   }
 }

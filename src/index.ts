@@ -12,6 +12,7 @@ import { createMswHandlers } from './msw/handlers.js'
 
 export { createSandboxCore, type Hosting, type SandboxCore, type SandboxOptions } from './core/sandbox.js'
 export type { CoreRequest, CoreResponse, RequestHeaders } from './core/http/http.js'
+export { UpstreamFailure, type Upstream, type UpstreamFailureKind, type UpstreamRequest } from './core/upstream.js'
 export type { SandboxHealth } from './core/admin/contract.js'
 export { type PetStore, PetValidationError, StateError } from './core/api/store.js'
 export { generatePets } from './core/api/generate.js'
@@ -19,6 +20,7 @@ export type { JournalEntry, JournalFilter, RequestJournal } from './core/admin/j
 export {
   OPERATIONS,
   SCENARIO_STATUSES,
+  type Forwarding,
   type OperationId,
   type Scenario,
   type ScenarioInput,

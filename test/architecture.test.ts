@@ -28,7 +28,7 @@ const importsOf = (text: string) =>
 const CORE_RULES: Record<string, { rule: string; runtime: string[]; types: string[]; packages: string[] }> = {
   'src/core': {
     rule: 'May import: every core folder, zod. No msw, no node:*, no adapter.',
-    runtime: ['src/core', 'src/core/http', 'src/core/api', 'src/core/admin', 'src/core/docs'],
+    runtime: ['src/core', 'src/core/http', 'src/core/api', 'src/core/admin', 'src/core/docs', 'src/core/verify'],
     types: [],
     packages: ['zod'],
   },
@@ -47,6 +47,12 @@ const CORE_RULES: Record<string, { rule: string; runtime: string[]; types: strin
   'src/core/admin': {
     rule: 'May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.',
     runtime: ['src/core/admin', 'src/core/api', 'src/core/http', 'src/core/limits.ts'],
+    types: [],
+    packages: ['zod'],
+  },
+  'src/core/verify': {
+    rule: 'May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core/verify', 'src/core/admin', 'src/core/api', 'src/core/http'],
     types: [],
     packages: ['zod'],
   },

@@ -209,6 +209,7 @@ describe('health', () => {
       tenants: expect.any(Number) as number,
       evictions: 0,
       dashboard: '/__sandbox/',
+      upstream: null,
       limits: expect.objectContaining({
         tenants: { budget: 1000, used: health.tenants, unit: 'count' },
         bodyBytes: { budget: 16 * 1024, used: null, unit: 'bytes' },

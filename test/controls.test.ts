@@ -378,6 +378,7 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
           tenants: 1,
           evictions: 0,
           dashboard: '/__sandbox/',
+          upstream: null,
           limits: expect.any(Object) as unknown,
         })
         // Every budget of the table, at its default, beside its use now.

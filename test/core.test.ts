@@ -144,6 +144,7 @@ describe('the route table', () => {
     { target: '/__sandbox/pets', allow: 'GET, HEAD' },
     { target: '/__sandbox/traffic', allow: 'GET, HEAD' },
     { target: '/__sandbox/events', allow: 'GET, HEAD' },
+    { target: '/__sandbox/forwarding', allow: 'GET, HEAD, PUT' },
     { target: '/__sandbox/', allow: 'GET, HEAD' },
     { target: '/__sandbox/docs/swagger-ui.css', allow: 'GET, HEAD' },
     { target: '/__sandbox/ui/dashboard.js', allow: 'GET, HEAD' },
@@ -155,7 +156,8 @@ describe('the route table', () => {
   /**
    * The response headers some answer carries beyond the CORS-safelisted ones: the 401 challenge,
    * 405's Allow, 415's Accept-Encoding, Retry-After (429, 503), createPet's Location, getPet's
-   * deprecation headers and Preference-Applied. Exposed on every answer to an allowed origin.
+   * deprecation headers, Preference-Applied and the count of an upstream's contract violations
+   * (--upstream). Exposed on every answer to an allowed origin.
    */
   const EXPOSE_HEADERS = [
     'Accept-Encoding',
@@ -165,6 +167,7 @@ describe('the route table', () => {
     'Location',
     'Preference-Applied',
     'Retry-After',
+    'Sandbox-Contract-Violations',
     'Sunset',
     'WWW-Authenticate',
   ]
@@ -178,6 +181,7 @@ describe('the route table', () => {
     const admin = Object.entries(openapi.paths).filter(([path]) => path.startsWith('/__sandbox/'))
     expect(admin.map(([path]) => path).sort()).toEqual([
       '/__sandbox/events',
+      '/__sandbox/forwarding',
       '/__sandbox/health',
       '/__sandbox/pets',
       '/__sandbox/requests',

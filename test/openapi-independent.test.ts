@@ -19,7 +19,8 @@
  * (GET /openapi.json, the generator's output today); test/openapi.test.ts holds the two equal.
  */
 import { readFileSync } from 'node:fs'
-import { connect } from 'node:net'
+import { once } from 'node:events'
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server.js'
@@ -39,6 +40,7 @@ const CODES = [
   'not_found',
   'method_not_allowed',
   'request_timeout',
+  'conflict',
   'gone',
   'payload_too_large',
   'uri_too_long',
@@ -48,7 +50,9 @@ const CODES = [
   'headers_too_large',
   'internal_error',
   'not_implemented',
+  'bad_gateway',
   'service_unavailable',
+  'gateway_timeout',
   'insufficient_storage',
 ] as const
 type Code = (typeof CODES)[number]
@@ -89,6 +93,9 @@ const SIMULATED: Answers = {
   500: ['internal_error'],
   503: ['service_unavailable'],
 }
+
+/** The pet operations, forwarded (--upstream) to an upstream that cannot be reached or never answers. */
+const FORWARDED: Answers = { 502: ['bad_gateway'], 504: ['gateway_timeout'] }
 
 function answers(...parts: Answers[]): Readonly<Record<number, readonly Code[]>> {
   const merged: Record<number, Code[]> = {}
@@ -142,6 +149,8 @@ interface Row {
 const NEW_PET = '{"name":"Rex","categoryId":1}'
 const SCENARIO = '{"operation":"listPets","delayMs":0,"times":1}'
 const STATE = '{"pets":[{"id":1,"name":"Biscuit","categoryId":1,"status":"available"}],"nextId":2}'
+/** What every sandbox takes, an upstream or not. */
+const FORWARD_NOTHING = '{"forward":[]}'
 
 /** An area the interface names without showing it: every call answers 501 once authenticated. */
 function unimplemented(id: string, method: string, path: string, target: string, wrongMethod: string): Row {
@@ -186,9 +195,9 @@ const TABLE: readonly Row[] = [
     wrongMethod: 'DELETE',
     simulated: true,
     success: { status: 200, mediaType: JSON_TYPE },
-    statuses: [200, 400, 401, 403, 405, 408, 413, 414, 417, 429, 431, 500, 501, 503],
+    statuses: [200, 400, 401, 403, 405, 408, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504],
     // BUSY: a new key past the tenants cap while every tenant has a request in flight.
-    errors: answers(EVERY, KEY, SIMULATED, BUSY, { 400: ['invalid_parameter'] }),
+    errors: answers(EVERY, KEY, SIMULATED, FORWARDED, BUSY, { 400: ['invalid_parameter'] }),
   },
   {
     id: 'createPet',
@@ -200,8 +209,8 @@ const TABLE: readonly Row[] = [
     body: NEW_PET,
     simulated: true,
     success: { status: 201, mediaType: JSON_TYPE, always: ['Location'] },
-    statuses: [201, 400, 401, 403, 405, 408, 413, 414, 415, 417, 429, 431, 500, 501, 503, 507],
-    errors: answers(EVERY, KEY, JSON_BODY, SIMULATED, BUSY, { 507: ['insufficient_storage'] }),
+    statuses: [201, 400, 401, 403, 405, 408, 413, 414, 415, 417, 429, 431, 500, 501, 502, 503, 504, 507],
+    errors: answers(EVERY, KEY, JSON_BODY, SIMULATED, FORWARDED, BUSY, { 507: ['insufficient_storage'] }),
   },
   {
     id: 'getPet',
@@ -212,18 +221,19 @@ const TABLE: readonly Row[] = [
     wrongMethod: 'DELETE',
     simulated: true,
     success: { status: 200, mediaType: JSON_TYPE },
-    statuses: [200, 400, 401, 403, 404, 405, 408, 410, 413, 414, 417, 429, 431, 500, 501, 503],
-    errors: answers(EVERY, KEY, SIMULATED, BUSY, {
+    statuses: [200, 400, 401, 403, 404, 405, 408, 410, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504],
+    errors: answers(EVERY, KEY, SIMULATED, FORWARDED, BUSY, {
       400: ['invalid_parameter'],
       404: ['pet_not_found'],
       410: ['gone'],
     }),
     // Deprecation, Sunset and Link ride on every answer the operation gives: not on the answers
     // decided before the route is known (403 Host, 405, 408, 414, 417, 431, 501 Transfer-Encoding),
-    // nor on a 400 bad_request or a 500 from outside the operation.
+    // nor on a 400 bad_request or a 500 from outside the operation. The sandbox's own 502 and 504
+    // for a forwarded getPet carry them; an answer relayed from the upstream carries the upstream's.
     own: {
       names: ['Deprecation', 'Sunset', 'Link'],
-      always: [200, 401, 404, 410, 413, 429, 503],
+      always: [200, 401, 404, 410, 413, 429, 502, 503, 504],
       sometimes: [400, 500],
     },
   },
@@ -338,6 +348,25 @@ const TABLE: readonly Row[] = [
     // BUSY: the eventStreams budget.
     adds: BUSY,
   }),
+  admin({
+    id: 'getForwarding',
+    method: 'GET',
+    path: '/__sandbox/forwarding',
+    wrongMethod: 'POST',
+    success: { status: 200, mediaType: JSON_TYPE },
+    statuses: [200, 400, 401, 403, 405, 408, 413, 414, 417, 431, 500, 501],
+  }),
+  admin({
+    id: 'setForwarding',
+    method: 'PUT',
+    path: '/__sandbox/forwarding',
+    wrongMethod: 'POST',
+    body: FORWARD_NOTHING,
+    success: { status: 200, mediaType: JSON_TYPE },
+    statuses: [200, 400, 401, 403, 405, 408, 409, 413, 414, 415, 417, 431, 500, 501],
+    // 409: forwarding an operation on a sandbox without an upstream.
+    adds: answers(JSON_BODY, { 409: ['conflict'] }),
+  }),
 ]
 
 /** Headers of an error status on any operation: always there, or there for some causes only. */
@@ -374,8 +403,11 @@ function headersOf(row: Row, status: number): Expected {
     const into = row.own.always.includes(status) ? always : row.own.sometimes.includes(status) ? sometimes : may
     for (const name of row.own.names) into.add(name)
   }
-  // On the answers to a Prefer the sandbox honoured: never on all of them.
-  if (row.simulated === true) may.add('Preference-Applied')
+  // On the answers to a Prefer the sandbox honoured, and on those relayed from an upstream: never on all of them.
+  if (row.simulated === true) {
+    may.add('Preference-Applied')
+    may.add('Sandbox-Contract-Violations')
+  }
   return { always, sometimes, may }
 }
 
@@ -673,7 +705,8 @@ function send(server: RunningServer, request: Request): Promise<Answer> {
   })
 }
 
-type ServerName = 'main' | 'slow' | 'sunset' | 'full' | 'tenants' | 'imports' | 'noStreams'
+type ServerName =
+  'main' | 'slow' | 'sunset' | 'full' | 'tenants' | 'imports' | 'noStreams' | 'upstreamGone' | 'upstreamSilent'
 
 const SERVER_OPTIONS: Record<ServerName, ServerOptions> = {
   main: {},
@@ -689,6 +722,10 @@ const SERVER_OPTIONS: Record<ServerName, ServerOptions> = {
   imports: { limits: { largeBodies: 1 } },
   // 503: no event stream reader allowed.
   noStreams: { limits: { eventStreams: 0 } },
+  // 502 and 504: the pet operations forwarded to an upstream that resets every connection, and to
+  // one that never answers (their URLs are set once those listen, in beforeAll).
+  upstreamGone: { forward: 'all' },
+  upstreamSilent: { forward: 'all', limits: { upstreamTimeoutMs: 100 } },
 }
 
 interface Aim {
@@ -901,6 +938,25 @@ const STIMULI: readonly Stimulus[] = [
     aim: only(['importState'], { status: 503, code: 'service_unavailable' }),
   },
   {
+    name: 'forwarding asked of a sandbox without an upstream',
+    server: 'main',
+    request: (row) => (row.id === 'setForwarding' ? { ...base(row), body: '{"forward":["listPets"]}' } : undefined),
+    aim: () => ({ status: 409, code: 'conflict' }),
+  },
+  {
+    name: 'a forwarded operation whose upstream resets the connection',
+    server: 'upstreamGone',
+    request: (row) => (PET_DATA.includes(row.id) ? base(row) : undefined),
+    aim: () => ({ status: 502, code: 'bad_gateway' }),
+  },
+  {
+    name: 'a forwarded operation whose upstream never answers',
+    server: 'upstreamSilent',
+    request: (row) => (PET_DATA.includes(row.id) ? base(row) : undefined),
+    aim: () => ({ status: 504, code: 'gateway_timeout' }),
+    parallel: true,
+  },
+  {
     name: 'an event stream past the eventStreams budget',
     server: 'noStreams',
     request: (row) => base(row),
@@ -992,7 +1048,29 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
   }
 }
 
+/** Upstreams that fail: one resets every connection, one holds every connection and never answers. */
+const upstreamSockets: Socket[] = []
+const upstreams = [
+  createNetServer((socket) => {
+    socket.on('error', () => undefined)
+    socket.destroy()
+  }),
+  createNetServer((socket) => {
+    socket.on('error', () => undefined)
+    upstreamSockets.push(socket)
+  }),
+]
+
 beforeAll(async () => {
+  const [gone, silent] = await Promise.all(
+    upstreams.map(async (upstream) => {
+      upstream.listen(0, '127.0.0.1')
+      await once(upstream, 'listening')
+      return `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`
+    }),
+  )
+  SERVER_OPTIONS.upstreamGone = { ...SERVER_OPTIONS.upstreamGone, upstream: gone }
+  SERVER_OPTIONS.upstreamSilent = { ...SERVER_OPTIONS.upstreamSilent, upstream: silent }
   for (const [name, options] of Object.entries(SERVER_OPTIONS) as [ServerName, ServerOptions][]) {
     servers[name] = await startServer({ port: 0, ...options })
   }
@@ -1027,6 +1105,8 @@ afterAll(async () => {
     held.destroy()
   }
   await Promise.all(Object.values(servers).map((server) => server.close()))
+  for (const socket of upstreamSockets) socket.destroy()
+  for (const upstream of upstreams) upstream.close()
   await heldTenant
 })
 

@@ -11,7 +11,7 @@
  */
 import * as z from 'zod'
 import { TOKEN_PATTERN } from './api/auth.js'
-import { MAX_DELAY_MS } from './admin/contract.js'
+import { MAX_DELAY_MS, OPERATIONS } from './admin/contract.js'
 import { LIMITS, type LimitName } from './limits.js'
 
 /** What a message calls an option: its name in code, or (the CLI) its flag in words. */
@@ -46,6 +46,21 @@ const isIsoDate = (value: unknown): boolean => {
 /** `*`, or an origin as a browser sends it in Origin (a trailing slash is forgiven). */
 const isCorsOrigin = (value: string): boolean =>
   value === '*' || (URL.canParse(value) && new URL(value).origin === value.replace(/\/$/, ''))
+
+/**
+ * What is wrong with an upstream URL, or undefined. The URL may hold credentials, so no message
+ * quotes it: at most its scheme.
+ */
+function upstreamProblem(value: unknown, label: string): string | undefined {
+  const example = "give the API's base URL, e.g. https://staging.example.com/v1"
+  if (typeof value !== 'string' || !URL.canParse(value)) return `${label} is not an absolute URL: ${example}`
+  const url = new URL(value)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `${label} must be an http:// or https:// URL, got ${url.protocol}//...: ${example}`
+  }
+  if (value.includes('#')) return `${label} must not have a #fragment, which is never sent: ${example}`
+  return undefined
+}
 
 const sandboxFields = (label: Label) => ({
   apiKeys: z
@@ -108,6 +123,16 @@ const serverFields = (label: Label) => ({
   logPolling: z.boolean({ error: 'logPolling must be true or false' }),
   logFormat: z.enum(['text', 'json'], { error: 'logFormat must be "text" or "json"' }),
   logColors: z.boolean({ error: 'logColors must be true or false' }),
+  upstream: z.custom<string>((value) => upstreamProblem(value, label('upstream')) === undefined, {
+    error: (issue) => upstreamProblem(issue.input, label('upstream')) ?? '',
+  }),
+  forward: z.union([z.literal('all'), z.array(z.enum(OPERATIONS))], {
+    error: `${label('forward')} must be "all" or a list of operations: ${OPERATIONS.join(', ')}`,
+  }),
+  // A secret: never quoted back.
+  upstreamKey: z.string().regex(TOKEN_PATTERN, {
+    error: `${label('upstreamKey')} is not a valid bearer token. Use letters, digits and - . _ ~ + / only`,
+  }),
 })
 
 /** Options that only make sense together. */
@@ -119,6 +144,18 @@ function together(options: Readonly<Record<string, unknown>>, context: z.Refinem
       message:
         'apiKeyPattern needs isolate: a pattern admits keys that each get their own data (--api-key-pattern needs --isolate)',
     })
+  }
+  for (const [name, flag] of [
+    ['forward', '--forward'],
+    ['upstreamKey', '--upstream-key'],
+  ] as const) {
+    if (options[name] !== undefined && options.upstream === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `${name} needs upstream: there is nothing to forward to (${flag} needs --upstream <api-url>)`,
+      })
+    }
   }
   if (options.generate !== undefined && options.fixtures !== undefined) {
     context.addIssue({

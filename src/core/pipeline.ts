@@ -5,6 +5,8 @@
  *   authority, a trusted proxy's host) -> Transfer-Encoding -> Expect -> route table -> (server: preflight) ->
  *     API:   key -> 404 -> 405 -> tenant held -> body read (coding, budget) -> delay -> (refusal)
  *            -> scenarios, Prefer, failure rate -> body parsed -> operation -> tenant released -> journal
+ *            (forwarded: key, or none without an upstream key -> body read -> delay -> scenarios, Prefer,
+ *            failure rate -> the upstream, its answer checked against the contract -> journal; no tenant)
  *     admin: (server: Origin) -> 404 -> 405 -> key if sent -> body read -> body parsed -> operation
  *     site:  404 -> 405 -> operation
  *   -> (server: CORS, for allowed origins)
@@ -49,6 +51,8 @@ import type { SandboxState } from './admin/state.js'
 import type { TenantStore } from './api/store.js'
 import { ADMIN_PATH } from './http/mounts.js'
 import { parseTarget, targetTooLong, type Target } from './http/target.js'
+import { relayed, upstreamFailed, upstreamRequest, type Upstream } from './upstream.js'
+import type { PlainAnswer } from './verify/conformance.js'
 
 interface Pipeline {
   handle(request: CoreRequest): Promise<CoreResponse>
@@ -76,6 +80,8 @@ interface PipelineOptions {
   readonly cors: CorsPolicy | undefined
   /** Told about unexpected failures (which answer 500). */
   readonly onUnexpectedError: (error: unknown, request: CoreRequest) => void
+  /** Server with --upstream: where forwarded operations go (state.forwarding says which). */
+  readonly upstream: Upstream | undefined
 }
 
 const UNSUPPORTED_METHODS = new Set(['TRACE', 'CONNECT'])
@@ -95,6 +101,12 @@ interface ApiCall {
   /** Gives back the large-body slot, if the request took one. */
   release: () => void
   applied?: readonly string[]
+  /** The operation goes to the upstream (decided once, before the key is read). */
+  forward: boolean
+  /** It was sent: the answer is the upstream's, or the sandbox's 502/504 when none came. */
+  sent: boolean
+  /** The upstream's answer is relayed, breaking the contract in these ways (none: kept it). */
+  violations: readonly string[] | undefined
 }
 
 /** Headers a request may carry once: a second one would let two readers see two requests (RFC 9110, 9112). */
@@ -107,7 +119,7 @@ const HEADER_NAMES: Readonly<Record<(typeof SINGLE_HEADERS)[number], string>> = 
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { table, basePath, surface, cors, limits } = options
+  const { table, basePath, surface, cors, limits, upstream } = options
   const endpoints = table.routes
     .filter((route) => route.area === 'api' && Object.values(route.methods).some((operation) => operation.simulated))
     .map((route) => `${basePath}${route.path}`)
@@ -268,17 +280,31 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       store: undefined,
       seen: { body: null, bytes: 0 },
       release: NOTHING,
+      forward: false,
+      sent: false,
+      violations: undefined,
     }
     const { match } = call
-    call.operation = match === undefined ? undefined : operationFor(match.route, request.method)
+    const operation = match === undefined ? undefined : operationFor(match.route, request.method)
+    call.operation = operation
+    // One lookup in a small set, and only for the pet operations of a server with an upstream.
+    call.forward =
+      upstream !== undefined && operation?.simulated === true && state.forwarding.forwarded.has(operation.id)
     let refusal: unknown
     try {
-      call.key = options.authenticate(header(request.headers, 'authorization'))
+      const authorization = header(request.headers, 'authorization')
+      // With its own key for the upstream the sandbox is the gate; without one, the upstream judges
+      // the client's credential, which the sandbox then only reads to scope scenarios and the journal.
+      call.key =
+        call.forward && upstream?.key === undefined ? keyIfAccepted(authorization) : options.authenticate(authorization)
       if (match === undefined) {
         throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${endpoints}`)
       }
-      if (call.operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
-      if (call.operation.petData === true) call.store = state.tenants.acquire(call.key)
+      if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
+      // A forwarded call reads and writes the upstream's data: it holds no tenant.
+      if (operation.petData === true && !call.forward && call.key !== undefined) {
+        call.store = state.tenants.acquire(call.key)
+      }
     } catch (error) {
       refusal = error
     }
@@ -294,6 +320,15 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     if (response instanceof Promise) return settle(call, request, state, response)
     return finish(call, request, state, response)
+  }
+
+  /** The key of a credential the sandbox accepts, or none: a forwarded call's client is the upstream's to judge. */
+  const keyIfAccepted = (authorization: string | undefined): string | undefined => {
+    try {
+      return options.authenticate(authorization)
+    } catch {
+      return undefined
+    }
   }
 
   /** The rest of an API request once its body is read and its delay waited out. */
@@ -335,7 +370,27 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     read: BodyRead | undefined,
   ): CoreResponse | Promise<CoreResponse> => {
     const { operation, key, match, store } = call
-    if (refusal !== undefined || key === undefined || operation === undefined || match === undefined) throw refusal
+    // Past the refusals, only a forwarded call may have no key (the upstream judges its credential).
+    if (
+      refusal !== undefined ||
+      operation === undefined ||
+      match === undefined ||
+      (key === undefined && !call.forward)
+    ) {
+      throw refusal
+    }
+    if (call.forward && upstream !== undefined) {
+      const id = operation.id as OperationId
+      const applied = simulate(id, request, state, key)
+      if (applied instanceof Promise) {
+        return applied.then((names) => {
+          call.applied = names
+          return forward(call, operation, id, upstream, request, target, state, read)
+        })
+      }
+      call.applied = applied
+      return forward(call, operation, id, upstream, request, target, state, read)
+    }
     const exchange: Exchange = { request, target, params: match.params, key, state, store, body: undefined }
     if (operation.simulated !== true) return run(operation, exchange, read, call.seen)
     const applied = simulate(operation.id as OperationId, request, state, key)
@@ -347,6 +402,47 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     call.applied = applied
     return run(operation, exchange, read, call.seen)
+  }
+
+  /**
+   * Sends a forwarded operation to the upstream in place of running it: the body as it came
+   * (within the operation's cap), the target without the base path. The answer is relayed and
+   * checked against the interface document; no answer is a 502, or a 504 past upstreamTimeoutMs.
+   */
+  const forward = async (
+    call: ApiCall,
+    operation: Operation,
+    id: OperationId,
+    to: Upstream,
+    request: CoreRequest,
+    target: Target,
+    state: SandboxState,
+    read: BodyRead | undefined,
+  ): Promise<CoreResponse> => {
+    let body: Uint8Array | null = null
+    if (operation.body === undefined) {
+      // No body is sent on: its budget is judged from Content-Length, unread, as for the sandbox's own.
+      if (request.truncated === true || declaredLength(request) > limits.bodyBytes) throw tooLarge(limits.bodyBytes)
+    } else {
+      if (read?.truncated === true) throw tooLarge(capOf(operation))
+      body = read?.body ?? null
+      if (body !== null) {
+        call.seen.bytes = body.byteLength
+        call.seen.body = journalBody(body)
+      }
+    }
+    const rest = target.path.slice(state.basePath.length)
+    const sent = upstreamRequest(request, target.query === '' ? rest : `${rest}?${target.query}`, body, to, limits)
+    call.sent = true
+    let answer: PlainAnswer
+    try {
+      answer = await to.send(sent)
+    } catch (error) {
+      throw upstreamFailed(error, id, to.label, limits)
+    }
+    const { response, violations } = relayed(id, answer)
+    call.violations = violations
+    return response
   }
 
   /** Waits for an answer that was not ready at once, then finishes it. */
@@ -372,19 +468,22 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     let response = answered
     call.release()
     if (call.store !== undefined && key !== undefined) state.tenants.release(key)
-    if (operation?.headers !== undefined && applied.length === 0 && response.headers === JSON_HEADERS) {
+    // An answer relayed from the upstream keeps the upstream's headers: the sandbox adds none of getPet's.
+    const own = call.violations === undefined ? operation?.headers : undefined
+    if (own !== undefined && operation !== undefined && applied.length === 0 && response.headers === JSON_HEADERS) {
       // A JSON answer of an operation with headers of its own (getPet): merged once, not per request.
       response = { ...response, headers: jsonHeadersOf(operation) }
-    } else if (operation?.headers !== undefined || applied.length > 0) {
+    } else if (own !== undefined || applied.length > 0) {
       response = {
         ...response,
         headers: {
           ...response.headers,
-          ...operation?.headers,
+          ...own,
           ...(applied.length > 0 && { 'Preference-Applied': applied.join(', ') }),
         },
       }
     }
+    if (call.sent) response = { ...response, forwarded: { violations: call.violations?.length ?? 0 } }
     state.counters.record(response.status, Date.now())
     if (state.journal.enabled) {
       const kept = state.journal.record({
@@ -399,8 +498,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         status: response.status,
         durationMs: performance.now() - call.started,
         tenant: key,
+        forwarded: call.sent,
+        violations: call.violations ?? NO_VIOLATIONS,
       })
-      if (state.events.listening()) announce(state, operation, key, response.status, kept)
+      // A forwarded write changed the upstream's data, not the sandbox's.
+      if (state.events.listening()) announce(state, call.sent ? undefined : operation, key, response.status, kept)
     }
     return options.labelTenants && state.isolated && key !== undefined
       ? { ...response, tenant: state.tenants.labelOf(key) }
@@ -637,6 +739,18 @@ function journalOperation(operation: Operation | undefined): OperationId | null 
 
 /** No Preference-Applied: shared by every request that applied nothing. */
 const NONE_APPLIED: readonly string[] = Object.freeze([])
+/** No contract violations: shared by every entry that has none. */
+const NO_VIOLATIONS: readonly string[] = Object.freeze([])
+
+/** A forwarded body as the journal keeps it: parsed when it is JSON, else its text. */
+function journalBody(bytes: Uint8Array): unknown {
+  const text = new TextDecoder().decode(bytes)
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
 
 /**
  * Applies the first matching scenario, the request's Prefer, and the run-wide failure rate.
@@ -646,12 +760,14 @@ function simulate(
   operation: OperationId,
   request: CoreRequest,
   state: SandboxState,
-  key: string,
+  key: string | undefined,
 ): readonly string[] | Promise<readonly string[]> {
   const prefer = header(request.headers, 'prefer')
   // Read first: a Prefer the sandbox cannot honour is refused before any scenario is used up.
   const preference = prefer === undefined ? undefined : readPrefer(prefer, operation)
-  const scenario = state.tenants.existingScenarios(key)?.take(operation) ?? state.scenarios.take(operation)
+  // No key: a forwarded call whose credential the sandbox does not hold; the shared scenarios apply.
+  const own = key === undefined ? undefined : state.tenants.existingScenarios(key)
+  const scenario = own?.take(operation) ?? state.scenarios.take(operation)
   if (scenario !== undefined || preference !== undefined) return simulateSlowly(scenario, preference, state)
   const failure = state.traffic.failure()
   if (failure !== undefined) throw simulatedFailure(failure, 'failure rate')

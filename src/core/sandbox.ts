@@ -15,6 +15,7 @@ import { createCorsPolicy } from './http/cors.js'
 import { createCounters } from './admin/counters.js'
 import { createDelays } from './admin/delays.js'
 import { createEventBus } from './admin/events.js'
+import { createForwarding } from './admin/forwarding.js'
 import { generatePets } from './api/generate.js'
 import { createPipeline } from './pipeline.js'
 import type { CoreRequest, CoreResponse, Surface } from './http/http.js'
@@ -41,6 +42,7 @@ import {
 } from './admin/state.js'
 import { asyncStore, type PetStore } from './api/store.js'
 import { createTenants, labelTenant } from './admin/tenants.js'
+import type { Upstream } from './upstream.js'
 
 export interface SandboxOptions {
   /** Keys accepted as `Authorization: Bearer <key>`. Default: `["petstore-sandbox-key"]`. */
@@ -147,6 +149,12 @@ export interface Hosting {
   readonly usage?: HostUsage
   /** The host logs each request: API answers then name their tenant (CoreResponse.tenant) in isolated mode. */
   readonly accessLog?: boolean
+  /**
+   * Server with `--upstream`: the service the forwarded operations go to, its label (what may be
+   * shown: its origin), the transport, the operations forwarded from the start and its own key.
+   * One per sandbox, server-wide, `--isolate` included; `GET/PUT /__sandbox/forwarding` switch it.
+   */
+  readonly upstream?: Upstream
 }
 
 const IN_PROCESS: Hosting = { surface: 'in-process' }
@@ -192,6 +200,8 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
   const traffic = createTraffic({ delay: options.delay, failureRate: options.failureRate }, random)
   const clock = createClock(options.now)
   const startedAt = Date.now()
+  const { upstream } = hosting
+  const forwarding = createForwarding(upstream?.label ?? null, upstream?.forward)
 
   const listCache = createListCache(limits.listCacheBytes)
   const created = { used: 0, max: limits.createdPets }
@@ -225,6 +235,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     delays,
     events,
     counters,
+    forwarding,
     clock,
     version: options.version ?? 'unknown',
     startedAt,
@@ -265,6 +276,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     onUnexpectedError: (error, request) => {
       console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.target}`, error)
     },
+    upstream,
   })
 
   return {

@@ -15,6 +15,7 @@ import { ADMIN_PATH as ADMIN } from '../core/http/mounts.js'
 
 export { ADMIN }
 export type {
+  Forwarding,
   PetPage,
   SandboxHealth as Health,
   Scenario,

@@ -3,7 +3,8 @@
  * live from the server's `request` events, newest first and capped in the DOM. Rows are buttons
  * with one tab stop for the list (arrow keys, Home and End move); pressing one shows its
  * headers (already redacted by the server) and body. In isolated mode each row names its tenant
- * beside the tenant's colour.
+ * beside the tenant's colour. A request sent to the upstream (`--upstream`) says so, with the
+ * count of its answer's contract violations (the sentences on hover and in its details).
  *
  * May import: other dashboard files.
  */
@@ -97,7 +98,7 @@ function row(entry: JournalEntry): HTMLLIElement {
     ' ',
     h('span', 'dur', `${durationOf(entry.durationMs)} ms`),
     ' ',
-    h('span', 'op', entry.operation ?? 'no operation'),
+    h('span', 'op', entry.operation ?? 'no operation', ...upstreamMarks(entry)),
     ' ',
     h('span', 'tenant', entry.tenant !== null && swatch(entry.tenantHue), entry.tenant ?? ''),
   )
@@ -107,6 +108,19 @@ function row(entry: JournalEntry): HTMLLIElement {
   if (entry.id === selected) button.setAttribute('aria-current', 'true')
   entries.set(button, entry)
   return h('li', undefined, button)
+}
+
+/** What a forwarded request adds to its row: where it went, and how its answer broke the contract. */
+function upstreamMarks(entry: JournalEntry): HTMLSpanElement[] {
+  if (!entry.forwarded) return []
+  const marks = [h('span', 'upstream', '→ upstream')]
+  const count = entry.violations.length
+  if (count > 0) {
+    const badge = h('span', 'violations', `${count} contract violation${count === 1 ? '' : 's'}`)
+    badge.title = entry.violations.join('\n')
+    marks.push(badge)
+  }
+  return marks
 }
 
 const timeOf = (iso: string) => {
@@ -159,6 +173,13 @@ function showDetails(entry: JournalEntry): void {
     ['Operation', entry.operation ?? 'none'],
   ]
   if (entry.tenant !== null) pairs.push(['Tenant', entry.tenant])
+  if (entry.forwarded) {
+    const count = entry.violations.length
+    pairs.push([
+      'Answered by',
+      `the upstream, ${count === 0 ? 'keeping the contract' : `breaking the contract ${count === 1 ? 'once' : `${count} ways`}`}`,
+    ])
+  }
   const headers = Object.entries(entry.headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n')
@@ -182,6 +203,12 @@ function showDetails(entry: JournalEntry): void {
         ),
       ),
     ),
+    ...(entry.forwarded && entry.violations.length > 0
+      ? [
+          h('h4', undefined, 'Contract violations'),
+          h('ul', 'violation-list', ...entry.violations.map((violation) => h('li', undefined, violation))),
+        ]
+      : []),
     h('h4', undefined, 'Headers'),
     scrollable(headers, 'Headers'),
     h('h4', undefined, 'Body'),

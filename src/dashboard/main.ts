@@ -25,6 +25,7 @@ import {
 import { loadTraffic, setUpChart } from './chart.js'
 import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
 import { loadPets, setUpData } from './data.js'
+import { showUpstream } from './forwarding.js'
 import { byId, h, messageOf, num, paintHue, poll, say, throttle } from './dom.js'
 import { liveEntry, loadJournal, setUpJournal } from './journal.js'
 
@@ -76,6 +77,7 @@ async function loadHealth(): Promise<void> {
     text('health-pets', num(health.pets) + (health.mode === 'isolated' ? " (the default key's)" : ''))
     text('health-evictions', num(health.evictions))
     root.dataset.mode = health.mode
+    showUpstream(health.upstream)
     text('health-error', '')
   } catch (error) {
     text('health-error', `Could not read the health: ${messageOf(error)}`)

@@ -5,6 +5,7 @@
  * May import: node:*, commander, and the Node adapter. Never msw.
  */
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { OPERATIONS, type OperationId } from '../core/admin/contract.js'
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
 import { ADMIN_PATH } from '../core/http/mounts.js'
 import { isLimitName, LIMIT_NAMES, LIMITS, parseLimitValue, type LimitName } from '../core/limits.js'
@@ -16,6 +17,7 @@ import { packageVersion } from './package-files.js'
 import { isLoopbackHost } from '../core/http/local.js'
 import { reachableUrls } from './exposure.js'
 import { paintFor, plain, type Paint } from './terminal.js'
+import { runVerify } from './verify.js'
 
 interface CliOptions {
   port: number
@@ -40,6 +42,9 @@ interface CliOptions {
   trustProxy?: boolean
   quiet?: boolean
   log?: string[]
+  upstream?: string
+  forward?: OperationId[] | 'all'
+  upstreamKey?: string
 }
 
 /**
@@ -64,6 +69,8 @@ function describeOption(made: Option): string {
 
 /** Runs the CLI with process.argv-style arguments. Resolves once the server is listening. */
 export async function run(argv: readonly string[]): Promise<RunningServer> {
+  // A subcommand of its own options; everything else starts the server.
+  if (argv[2] === 'verify') return runVerify(argv.slice(3))
   const program = new Command()
     .name('petstore-sandbox')
     .description('A stateful, in-memory Pet Store API sandbox.')
@@ -205,14 +212,44 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         'PETSTORE_LOG',
       ).argParser(logChoices),
     )
+    .addOption(
+      option(
+        '--upstream <api-url>',
+        'stand in for this API (e.g. https://staging.example.com/v1): the operations given with --forward go there, the sandbox answers the rest, and each forwarded answer is checked against the interface',
+        'PETSTORE_UPSTREAM',
+      ),
+    )
+    .addOption(
+      option(
+        '--forward <operations>',
+        `with --upstream, the operations sent there: ${OPERATIONS.join(', ')} (comma-separated, repeatable) or all; PUT /__sandbox/forwarding switches them at run time`,
+        'PETSTORE_FORWARD',
+        'none',
+      ).argParser(forwardChoices),
+    )
+    .addOption(
+      option(
+        '--upstream-key <key>',
+        "with --upstream, sent there as Authorization: Bearer <key> in place of the client's credential (the client then needs a sandbox key)",
+        'PETSTORE_UPSTREAM_KEY',
+      ),
+    )
     .addOption(option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'))
     .configureHelp({ optionDescription: describeOption })
+    .addHelpText(
+      'after',
+      "\nCommands:\n  verify <api-url>  check a live server against the sandbox's behaviour table (petstore-sandbox verify --help)",
+    )
     .showHelpAfterError('(run petstore-sandbox --help for usage)')
     .parse(argv)
   readFlagsFromEnvironment(program)
 
   const options = program.opts<CliOptions>()
   if (options.watch === true && options.fixtures === undefined) program.error('error: --watch needs --fixtures <file>')
+  if (options.upstream === undefined) {
+    if (options.forward !== undefined) program.error('error: --forward needs --upstream <api-url>')
+    if (options.upstreamKey !== undefined) program.error('error: --upstream-key needs --upstream <api-url>')
+  }
   const fixtures = options.fixtures === undefined ? undefined : await loadFixtures(options.fixtures)
   const log = (line: string) => {
     console.log(line)
@@ -247,6 +284,9 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
           : options.shutdownTimeout,
       ...(options.limit && { limits: options.limit }),
       ...(options.trustProxy === true && { trustProxy: true }),
+      ...(options.upstream !== undefined && { upstream: options.upstream }),
+      ...(options.forward !== undefined && { forward: options.forward }),
+      ...(options.upstreamKey !== undefined && { upstreamKey: options.upstreamKey }),
       ...(!options.quiet && {
         log,
         logPolling: options.log?.includes('admin') === true,
@@ -306,12 +346,24 @@ async function printBanner(server: RunningServer, options: CliOptions, paint: Pa
     options.now !== undefined && `clock starts at ${options.now}`,
   ].filter(Boolean)
   const { line, link } = bannerWriting(paint)
+  // The upstream by its label only: its path, query and credentials may hold secrets.
+  const { upstream } = await sandbox.health()
+  const forwarding =
+    upstream === null
+      ? []
+      : [
+          line(
+            'Upstream:',
+            `${link(upstream.label)}, forwarding ${upstream.forward.length === 0 ? `nothing yet (PUT ${ADMIN_PATH}/forwarding)` : upstream.forward.join(', ')}`,
+          ),
+        ]
   console.log(
     [
       `Pet Store sandbox listening on ${link(server.apiUrl)} with ${count} pet${count === 1 ? '' : 's'}`,
       ...exposure(server, options, paint),
       line(`API key${sandbox.apiKeys.length > 1 || options.isolate ? 's' : ''}:`, keys),
       ...(conditions.length > 0 ? [line('Simulating:', conditions.join(', '))] : []),
+      ...forwarding,
       ...(options.watch === true ? [line('Watching:', `${options.fixtures ?? ''} (a change reloads the seed)`)] : []),
       line('Try:', `curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`),
       line('Docs:', link(`${server.url}/`)),
@@ -501,6 +553,19 @@ function limit(
     result[name] = number
   }
   return result
+}
+
+/** `--forward listPets,getPet` or `all`, repeatable; its variable a comma-separated list. */
+function forwardChoices(value: string, previous: OperationId[] | 'all' | undefined): OperationId[] | 'all' {
+  const added = list(value, undefined)
+  const unknown = added.filter((name) => name !== 'all' && !(OPERATIONS as readonly string[]).includes(name))
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `${unknown.join(', ')} ${unknown.length === 1 ? 'is not an operation' : 'are not operations'}: use ${OPERATIONS.join(', ')}, or all.`,
+    )
+  }
+  if (previous === 'all' || added.includes('all')) return 'all'
+  return [...new Set([...(previous ?? []), ...(added as OperationId[])])]
 }
 
 /** `--log admin`, `--log json`, repeatable; its variable a comma-separated list. */

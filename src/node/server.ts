@@ -30,11 +30,12 @@ import { answerUnparsable } from '../core/http/unparsable.js'
 import { createAssets } from './assets.js'
 import { packageVersion } from './package-files.js'
 import { coloured, hueStyle, plain, statusStyle, type Paint } from './terminal.js'
+import { createUpstream, type UpstreamOptions } from './upstream.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 3210
 
-export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version'> {
+export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version'>, UpstreamOptions {
   /** Port to listen on; 0 picks a free one. Default: 0. */
   port?: number
   /** Interface to bind. Default: 127.0.0.1, reachable from this machine only. */
@@ -115,8 +116,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     corsOrigins = [],
     trustProxy = false,
     shutdownTimeoutMs = options.limits?.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    upstream,
+    forward,
+    upstreamKey,
     ...sandboxOptions
   } = options
+  const forwardTo = createUpstream({ upstream, forward, upstreamKey })
   let connections = 0
   // One summariser for the core's notices (evictions, overflows) and the adapter's own (clients
   // gone, connections refused), so each kind shares one window. Its window is checked by the core.
@@ -134,6 +139,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       usage: () => ({ connections }),
       notices,
       accessLog: log !== undefined,
+      ...(forwardTo !== undefined && { upstream: forwardTo }),
     },
   )
   const { limits } = sandbox
@@ -256,8 +262,11 @@ function logLine(
   request: IncomingMessage,
   started: number,
   outcome: { status: number } | { kind: 'cut' | 'aborted'; reason: string },
-  tenant?: CoreResponse['tenant'],
+  answer?: CoreResponse,
 ): void {
+  const tenant = answer?.tenant
+  // Sent to the upstream: marked, with its contract violations; never the upstream's URL.
+  const forwarded = answer?.forwarded
   const ms = Number((performance.now() - started).toFixed(1))
   const method = request.method ?? ''
   const target = request.url ?? ''
@@ -274,6 +283,7 @@ function logLine(
         ...fields,
         ms,
         ...(tenant && { tenant: tenant.label }),
+        ...(forwarded && { upstream: true, violations: forwarded.violations }),
       }),
     )
     return
@@ -284,7 +294,11 @@ function logLine(
       ? paint(statusStyle(outcome.status), String(outcome.status))
       : paint('red', `${outcome.kind} (${outcome.reason})`)
   const whose = tenant === undefined ? '' : ` ${paint(hueStyle(tenant.hue), `[${tenant.label}]`)}`
-  log.write(`${method} ${target} ${result} ${paint('dim', `${ms.toFixed(1)} ms`)}${whose}`)
+  const where =
+    forwarded === undefined
+      ? ''
+      : ` → upstream${forwarded.violations === 0 ? '' : paint('yellow', `, ${forwarded.violations} contract violation${forwarded.violations === 1 ? '' : 's'}`)}`
+  log.write(`${method} ${target} ${result} ${paint('dim', `${ms.toFixed(1)} ms`)}${where}${whose}`)
 }
 
 /** What every request's handling shares. */
@@ -476,7 +490,7 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
     if (told || log === undefined) return
     told = true
     const cut = { kind: 'cut', reason: 'the connection closed before the answer went out' } as const
-    logLine(log, request, started, sent ? { status: answer.status } : cut, answer.tenant)
+    logLine(log, request, started, sent ? { status: answer.status } : cut, answer)
   }
   if (logged) {
     response.once('finish', () => {

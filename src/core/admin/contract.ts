@@ -55,6 +55,14 @@ export const JournalEntrySchema = z
     tenantHue: z.int().min(0).max(330).nullable().meta({
       description: "Isolated mode: the tenant's colour, a hue in degrees (as in GET /tenants); otherwise null",
     }),
+    forwarded: z.boolean().meta({
+      description:
+        "Sent to the upstream (--upstream): the answer is the upstream's, or the sandbox's 502/504 when it gave none",
+    }),
+    violations: z.array(z.string()).meta({
+      description:
+        "Forwarded: each way the upstream's answer breaks the interface document, one sentence each; else empty",
+    }),
   })
   .meta({ description: 'One request the API answered' })
 
@@ -67,6 +75,24 @@ export const ScenarioSchema = z.object({
   remaining: z.int().min(1).optional().meta({ description: 'Calls left; absent: until cleared' }),
 })
 
+export const ForwardingSchema = z
+  .object({
+    upstream: z.string().nullable().meta({
+      description: "The upstream's origin (--upstream, never its path, query or credentials); null without one",
+    }),
+    forward: z.array(z.enum(OPERATIONS)).meta({ description: 'The operations sent to the upstream now' }),
+    operations: z.array(z.enum(OPERATIONS)).meta({ description: 'Every operation that can be forwarded' }),
+  })
+  .meta({ description: 'Which operations the upstream answers; the sandbox answers the rest' })
+
+export const ForwardingInputSchema = z
+  .object({
+    forward: z
+      .union([z.literal('all'), z.array(z.enum(OPERATIONS))])
+      .meta({ description: 'The operations to forward from now on, "all", or [] for none' }),
+  })
+  .strict()
+
 export const SandboxHealthSchema = z.object({
   status: z.literal('ok'),
   version: z.string(),
@@ -76,6 +102,13 @@ export const SandboxHealthSchema = z.object({
   tenants: z.int().min(0),
   evictions: z.int().min(0).meta({ description: 'Tenants evicted (least recently used, past the cap) since start' }),
   dashboard: z.string().meta({ description: "The dashboard's path on the server" }),
+  upstream: z
+    .object({
+      label: z.string().meta({ description: "The upstream's origin, never its path, query or credentials" }),
+      forward: z.array(z.enum(OPERATIONS)).meta({ description: 'The operations sent to it now' }),
+    })
+    .nullable()
+    .meta({ description: 'The upstream the server forwards to (--upstream); null without one' }),
   limits: z
     .record(
       z.enum(LIMIT_NAMES),
@@ -129,3 +162,6 @@ export type ScenarioInput = z.input<typeof ScenarioInputSchema>
 export type PetPage = z.infer<typeof PetPageSchema>
 export type Tenant = z.infer<typeof TenantSchema>
 export type Traffic = z.infer<typeof TrafficSchema>
+export type Forwarding = z.infer<typeof ForwardingSchema>
+/** Which operations to forward: a list (`[]` for none), or `all`. */
+export type ForwardingInput = z.infer<typeof ForwardingInputSchema>

@@ -52,6 +52,10 @@ export interface Recorded {
   readonly durationMs: number
   /** The key the request authenticated with, if it did. */
   readonly tenant: string | undefined
+  /** Sent to the upstream (`--upstream`); not when left out. */
+  readonly forwarded?: boolean
+  /** The ways the upstream's answer breaks the interface document; none when left out. */
+  readonly violations?: readonly string[]
 }
 
 export interface WritableJournal extends RequestJournal {
@@ -140,6 +144,7 @@ export function createJournal(
 /** An estimate of what an entry holds: its target, headers and body as sent, and a fixed overhead. */
 function sizeOf(recorded: Recorded): number {
   let size = ENTRY_OVERHEAD_BYTES + recorded.target.length + recorded.bodyBytes
+  if (recorded.violations !== undefined) for (const violation of recorded.violations) size += violation.length
   if (recorded.headerBytes !== undefined) return size + recorded.headerBytes
   const { headers } = recorded
   for (const name in headers) {
@@ -180,6 +185,8 @@ function toEntry(id: number, recorded: Recorded, label: (key: string) => TenantL
     status: recorded.status,
     durationMs: Math.round(recorded.durationMs * 100) / 100,
     ...tenantOf(recorded.tenant === undefined ? null : label(recorded.tenant)),
+    forwarded: recorded.forwarded === true,
+    violations: [...(recorded.violations ?? [])],
   })
 }
 

@@ -1,6 +1,6 @@
 /**
  * The admin routes under `/__sandbox`, rows of the same route table as the API: reset, the
- * request journal, scenarios, state in and out, health. Each
+ * request journal, scenarios, state in and out, health, forwarding. Each
  * does over HTTP what a sandbox method does in-process, through the same controls. A key in
  * `Authorization` is optional; when sent it is checked, and scopes reset, journal, scenarios
  * and state to that key's data (isolated mode).
@@ -8,6 +8,8 @@
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import {
+  ForwardingInputSchema,
+  ForwardingSchema,
   JournalEntrySchema,
   PetPageSchema,
   SandboxHealthSchema,
@@ -24,6 +26,7 @@ import { ADMIN_PATH } from '../http/mounts.js'
 import { readQuery } from '../http/query.js'
 import type { Operation, Route } from '../http/routes.js'
 import { OPERATIONS, ScenarioInputSchema, type OperationId, type ScenarioInput } from './contract.js'
+import { forwardingOf, readForwardInput } from './forwarding.js'
 import { matchesFilter, type JournalFilter } from './journal.js'
 import { ScenarioError } from './scenarios.js'
 import { pause } from '../http/json-body.js'
@@ -184,6 +187,35 @@ const health = admin({
   run: ({ state }) => json(200, healthOf(state)),
 })
 
+const FORWARDING_SCOPE =
+  'One set for the whole server (with a key in isolated mode too); a reset leaves it as it is. Without --upstream, nothing is forwarded.'
+
+const getForwarding = admin({
+  id: 'getForwarding',
+  summary: 'Which operations the upstream (--upstream) answers; the sandbox answers the rest',
+  description: FORWARDING_SCOPE,
+  errors: [],
+  success: [{ status: 200, description: 'The upstream and the operations forwarded', schema: ForwardingSchema }],
+  run: ({ state }) => json(200, forwardingOf(state.forwarding)),
+})
+
+const setForwarding = admin({
+  id: 'setForwarding',
+  summary: 'Choose the operations the upstream answers from now on',
+  description: `${FORWARDING_SCOPE} An unknown operation name is a 400 naming it; forwarding anything without an upstream is a 409.`,
+  body: {
+    limit: 'bodyBytes',
+    schema: ForwardingInputSchema,
+    emptyHint: 'send {"forward": ["listPets", "getPet"]}, {"forward": "all"} or {"forward": []}',
+  },
+  errors: ['invalid_body', 'conflict'],
+  success: [{ status: 200, description: 'The upstream and the operations forwarded now', schema: ForwardingSchema }],
+  run({ state, body }) {
+    state.forwarding.set(readForwardInput(body))
+    return json(200, forwardingOf(state.forwarding))
+  },
+})
+
 const TENANT_PARAMETER = {
   name: 'tenant',
   in: 'query',
@@ -338,4 +370,5 @@ export const adminRoutes: readonly Route[] = [
   { area: 'admin', path: '/pets', methods: { GET: listAllPets } },
   { area: 'admin', path: '/traffic', methods: { GET: traffic } },
   { area: 'admin', path: '/events', methods: { GET: events } },
+  { area: 'admin', path: '/forwarding', methods: { GET: getForwarding, PUT: setForwarding } },
 ]

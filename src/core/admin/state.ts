@@ -9,6 +9,7 @@ import type { Clock } from './clock.js'
 import type { Counters } from './counters.js'
 import type { Delays } from './delays.js'
 import type { EventBus } from './events.js'
+import { forwardingOf, type ForwardingState } from './forwarding.js'
 import { checkStoreState, type StoreState } from '../api/contract.js'
 import type { SandboxHealth } from './contract.js'
 import type { ListCache } from '../api/list-cache.js'
@@ -48,6 +49,8 @@ export interface SandboxState {
   readonly delays: Delays
   readonly events: EventBus
   readonly counters: Counters
+  /** Which operations the upstream answers (`--upstream`); always none in-process. */
+  readonly forwarding: ForwardingState
   readonly clock: Clock
   readonly version: string
   readonly startedAt: number
@@ -143,6 +146,10 @@ export function healthOf(state: SandboxState): SandboxHealth {
     tenants: state.tenants.count(),
     evictions: state.tenants.evictions(),
     dashboard: `${ADMIN_PATH}/`,
+    upstream:
+      state.forwarding.upstream === null
+        ? null
+        : { label: state.forwarding.upstream, forward: forwardingOf(state.forwarding).forward },
     limits: usageOf(state),
   }
 }

@@ -120,6 +120,12 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <ul id="scenarios" class="scenarios" aria-label="Scenarios in force"></ul>
 <button type="button" id="scenarios-clear">Clear all scenarios</button>
 <div id="scenarios-error" class="alert" role="alert"></div>
+<div id="forwarding-block" hidden>
+<h3 id="forwarding-heading">Forwarding</h3>
+<p class="hint" id="forwarding-hint">Checked operations go to the upstream <code id="forwarding-upstream"></code>, behind the scenarios and delays; the sandbox answers the rest.</p>
+<fieldset id="forwarding" class="forwarding" aria-describedby="forwarding-hint"><legend>Sent to the upstream</legend></fieldset>
+<div id="forwarding-error" class="alert" role="alert"></div>
+</div>
 <h3>State</h3>
 <button type="button" id="state-download">Download state</button>
 <form id="state-upload" class="upload" novalidate>

@@ -13,7 +13,7 @@ import { ErrorSchema, NewPetSchema, PetSchema, PetStatusSchema } from '../api/co
 import { ERROR_CODES, type ErrorCode } from '../http/errors.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { petRoutes } from '../api/operations.js'
-import { answeredBeforeRouting, ERROR_HEADERS, errorCodesOf } from '../http/answers.js'
+import { answeredBeforeRouting, ERROR_HEADERS, errorCodesOf, VIOLATIONS_HEADER } from '../http/answers.js'
 import { METHODS, type Operation, type Route, type Success } from '../http/routes.js'
 
 type Json = Record<string, unknown>
@@ -44,7 +44,10 @@ export function createOpenApiDocument(): Json {
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'pets', description: 'Animals in the store' },
-      { name: 'sandbox', description: "The sandbox's admin routes: reset, journal, scenarios, state, health" },
+      {
+        name: 'sandbox',
+        description: "The sandbox's admin routes: reset, journal, scenarios, state, health, forwarding",
+      },
     ],
     paths: Object.fromEntries(routes.filter(documented).map((route) => [pathOf(route), pathItem(route)])),
     components: {
@@ -76,10 +79,12 @@ function operationObject(route: Route, operation: Operation): Json {
   const unimplemented = operation.errors.includes('not_implemented')
   const tags = route.area === 'admin' ? ['sandbox'] : unimplemented ? [] : ['pets']
   const parameters = [...(operation.parameters?.() ?? []), ...(operation.simulated === true ? [PREFER] : [])]
-  const responses = {
+  const listed = {
     ...Object.fromEntries(operation.success.map((success) => [success.status, successResponse(success)])),
     ...errorResponses(operation),
   }
+  const own = operation.headers === undefined ? listed : withHeaders(listed, operation, operation.headers)
+  const responses = operation.simulated === true ? withRelayedHeader(own) : own
   return {
     operationId: operation.id,
     summary: operation.summary,
@@ -95,8 +100,28 @@ function operationObject(route: Route, operation: Operation): Json {
         content: { 'application/json': { schema: bodySchema(operation.body.schema, 'input') } },
       },
     }),
-    responses: operation.headers === undefined ? responses : withHeaders(responses, operation, operation.headers),
+    responses,
   }
+}
+
+/**
+ * A forwarded operation (--upstream) relays the upstream's answer, whatever its status, with a
+ * count of its contract violations: on any response, never on every one.
+ */
+function withRelayedHeader(responses: Record<string, Json>): Record<string, Json> {
+  const relayed = {
+    ...header(
+      "Only on an answer relayed from the upstream (--upstream): how many ways it breaks the interface document, 0 when none. Such an answer is the upstream's own: its status, body and headers, which this document does not vouch for.",
+      { type: 'string', pattern: '^\\d+$' },
+    ),
+    required: false,
+  }
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...(response.headers as Json | undefined), [VIOLATIONS_HEADER]: relayed } },
+    ]),
+  )
 }
 
 /** The errors an operation can answer (answers.ts), grouped by status. */
@@ -115,6 +140,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'The API key is missing or invalid',
   403: 'A Host name the sandbox does not answer, or (admin routes) a web page on another site',
   404: 'The animal cannot be found',
+  409: 'Forwarding asked of a sandbox started without an upstream (--upstream)',
   405: 'The path does not take this method; Allow lists those it takes',
   408: 'The request line, headers or body did not arrive in time',
   410: 'Past the sunset date (the sandbox clock, --now): the operation is removed',
@@ -126,7 +152,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   431: 'The request headers are over the size Node reads',
   500: 'A failure of the sandbox itself, or one it simulates; never of the request',
   501: 'The interface does not show this endpoint, or the request uses a method or Transfer-Encoding the sandbox does not support',
+  502: 'Forwarded to the upstream (--upstream), which could not be reached, broke off its answer, or answered over the upstreamBodyBytes budget',
   503: 'Past a budget (tenants, large bodies, event readers) or simulated by a scenario, Prefer or --failure-rate: unavailable',
+  504: 'Forwarded to the upstream (--upstream), which gave no whole answer within the upstreamTimeoutMs budget',
   507: 'The created-pets budget is spent; reset to make room',
 }
 
@@ -231,7 +259,7 @@ function withHeaders(
   responses: Record<string, Json>,
   operation: Operation,
   headers: Readonly<Record<string, string>>,
-): Json {
+): Record<string, Json> {
   const schemas = Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [
       name,

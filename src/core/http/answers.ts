@@ -59,7 +59,15 @@ const PIPELINE_ANSWERS: readonly PipelineAnswer[] = [
     codes: ['invalid_parameter', 'unauthorized', 'too_many_requests', 'internal_error', 'service_unavailable'],
     when: simulated,
   },
+  // A forwarded operation (--upstream) whose upstream gave no answer, or none within its budget.
+  { codes: ['bad_gateway', 'gateway_timeout'], when: simulated },
 ]
+
+/**
+ * On an answer relayed from the upstream (--upstream): how many ways it breaks the interface
+ * document. Such an answer is the upstream's own, status, body and headers.
+ */
+export const VIOLATIONS_HEADER = 'Sandbox-Contract-Violations'
 
 /**
  * The headers an Error answer with this code carries, by name: `always`, or `sometimes` (a 415
@@ -82,12 +90,15 @@ export function errorCodesOf(operation: Operation): Set<ErrorCode> {
   return codes
 }
 
-/** Every response header an operation's answers can carry: its rows', its errors', and Preference-Applied. */
+/** Every response header an operation's answers can carry: its rows', its errors', Preference-Applied and the relayed answers' count. */
 export function responseHeadersOf(operation: Operation): Set<string> {
   const names = new Set<string>(Object.keys(operation.headers ?? {}))
   for (const success of operation.success) for (const name of Object.keys(success.headers ?? {})) names.add(name)
   for (const code of errorCodesOf(operation)) for (const name of Object.keys(ERROR_HEADERS[code] ?? {})) names.add(name)
-  if (simulated(operation)) names.add('Preference-Applied')
+  if (simulated(operation)) {
+    names.add('Preference-Applied')
+    names.add(VIOLATIONS_HEADER)
+  }
   return names
 }
 

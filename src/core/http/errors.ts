@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  conflict: 409,
   gone: 410,
   payload_too_large: 413,
   uri_too_long: 414,
@@ -29,7 +30,9 @@ export const ERROR_CODES = {
   headers_too_large: 431,
   internal_error: 500,
   not_implemented: 501,
+  bad_gateway: 502,
   service_unavailable: 503,
+  gateway_timeout: 504,
   insufficient_storage: 507,
 } as const
 

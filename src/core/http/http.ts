@@ -63,6 +63,8 @@ export interface CoreResponse {
   readonly polling?: boolean
   /** Isolated mode, when the host keeps an access log (Hosting.accessLog): whose data an API request used, as logs and the dashboard show it (labelTenant). */
   readonly tenant?: { readonly label: string; readonly hue: number }
+  /** Sent to the upstream (`--upstream`), for the access log: how many ways its answer breaks the contract (0 for a 502/504). */
+  readonly forwarded?: { readonly violations: number }
 }
 
 /**

@@ -1,0 +1,82 @@
+/**
+ * Which operations the upstream answers (`--upstream`), switched at run time: one set per
+ * sandbox, server-wide, under `--isolate` too (the upstream is one service, not a tenant's), and
+ * left alone by a reset (it is how the sandbox is deployed, not data). The pipeline asks it one
+ * question per pet request; the admin route, health and the dashboard read and set it.
+ *
+ * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ */
+import { OPERATIONS, type Forwarding, type OperationId } from './contract.js'
+import { ApiError } from '../http/errors.js'
+
+export interface ForwardingState {
+  /** The upstream as it may be shown (its origin), or null when the server has none. */
+  readonly upstream: string | null
+  /** The operations forwarded now: the pipeline's one lookup per pet request. */
+  readonly forwarded: ReadonlySet<string>
+  /** Replaces the forwarded operations; 409 when there is no upstream to forward to. */
+  set(forward: readonly OperationId[]): void
+}
+
+/** In-process there is never an upstream: the set stays empty. */
+export function createForwarding(upstream: string | null, forward: readonly OperationId[] = []): ForwardingState {
+  const forwarded = new Set<string>()
+  const state: ForwardingState = {
+    upstream,
+    forwarded,
+    set(next) {
+      if (next.length > 0 && upstream === null) {
+        throw new ApiError(
+          'conflict',
+          'This sandbox has no upstream to forward to: start the sandbox with --upstream <api-url> (startServer: upstream)',
+        )
+      }
+      forwarded.clear()
+      // In the order the operations are listed, whatever order they were given in.
+      for (const operation of OPERATIONS) if (next.includes(operation)) forwarded.add(operation)
+    },
+  }
+  state.set(forward)
+  return state
+}
+
+/** What GET and PUT /__sandbox/forwarding answer. */
+export function forwardingOf(state: ForwardingState): Forwarding {
+  return {
+    upstream: state.upstream,
+    forward: OPERATIONS.filter((operation) => state.forwarded.has(operation)),
+    operations: [...OPERATIONS],
+  }
+}
+
+/**
+ * The operations a PUT body names: `{"forward": [...]}` or `{"forward": "all"}`. Each unknown
+ * name is quoted back with the names there are; nothing changes when one is wrong.
+ */
+export function readForwardInput(body: unknown): readonly OperationId[] {
+  const hint = 'send {"forward": ["listPets", "getPet"]}, {"forward": "all"} or {"forward": []}'
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('invalid_body', `The body must be a JSON object: ${hint}`)
+  }
+  const extra = Object.keys(body).filter((name) => name !== 'forward')
+  if (extra.length > 0) {
+    throw new ApiError(
+      'invalid_body',
+      `forward is the only field, got ${extra.map((name) => JSON.stringify(name)).join(', ')}`,
+    )
+  }
+  const { forward } = body as { forward?: unknown }
+  if (forward === 'all') return OPERATIONS
+  if (!Array.isArray(forward) || forward.some((name) => typeof name !== 'string')) {
+    throw new ApiError('invalid_body', `forward must be a list of operation names or "all": ${hint}`)
+  }
+  const names = forward as string[]
+  const unknown = names.filter((name) => !(OPERATIONS as readonly string[]).includes(name))
+  if (unknown.length > 0) {
+    throw new ApiError(
+      'invalid_body',
+      `forward names ${unknown.map((name) => JSON.stringify(name)).join(', ')}, which ${unknown.length === 1 ? 'is not an operation' : 'are not operations'}; the operations are ${OPERATIONS.join(', ')}`,
+    )
+  }
+  return names as OperationId[]
+}

@@ -1,0 +1,152 @@
+/**
+ * A verify report in the three forms a user asks for: a table for the terminal, JSON for
+ * scripts, JUnit XML for CI dashboards. And its exit code: 0 when no `interface` row differs
+ * (with --strict, no row at all), 1 on drift.
+ *
+ * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ */
+import type { CaseResult, Kind, VerifyReport } from './run.js'
+
+export interface ReportMeta {
+  /** The server as the user named it. */
+  readonly server: string
+  readonly version: string
+  readonly strict: boolean
+  readonly writes: boolean
+}
+
+/** 1 when an `interface` row differs, or with --strict any row; else 0. */
+export function exitCodeOf(report: VerifyReport, strict: boolean): 0 | 1 {
+  return report.counts.drift > 0 || (strict && report.counts.note > 0) ? 1 : 0
+}
+
+const MARKS: Readonly<Record<Kind, string>> = { same: 'same', drift: 'DRIFT', note: 'note', skipped: 'skip' }
+
+/** One line per row, its findings under it, one line each; then the summary. */
+export function reportTable(
+  report: VerifyReport,
+  meta: ReportMeta,
+  paint: (style: Kind, text: string) => string,
+): string {
+  const width = (pick: (result: CaseResult) => string) =>
+    Math.max(...report.results.map((result) => pick(result).length))
+  const sandboxWidth = Math.max(
+    width((result) => result.sandbox ?? '-'),
+    'sandbox'.length,
+  )
+  const serverWidth = Math.max(
+    width((result) => result.server ?? '-'),
+    'server'.length,
+  )
+  const lines = [
+    `${'kind'.padEnd(6)} ${'source'.padEnd(10)} ${'sandbox'.padEnd(sandboxWidth)}  ${'server'.padEnd(serverWidth)}  case`,
+  ]
+  for (const result of report.results) {
+    const mark = paint(result.kind, MARKS[result.kind].padEnd(6))
+    const name = result.reason === undefined ? result.case.name : `${result.case.name} (${result.reason})`
+    lines.push(
+      `${mark} ${result.case.source.padEnd(10)} ${(result.sandbox ?? '-').padEnd(sandboxWidth)}  ${(result.server ?? '-').padEnd(serverWidth)}  ${name}`,
+    )
+    for (const finding of result.findings) {
+      const label = finding.source === 'interface' ? 'drift' : `note (${finding.topic ?? 'choice'})`
+      lines.push(`         ${paint(finding.source === 'interface' ? 'drift' : 'note', label)}: ${finding.message}`)
+    }
+  }
+  lines.push('', summaryLine(report, meta))
+  return lines.join('\n')
+}
+
+/** The one-line summary: counts, and what the exit code means. */
+export function summaryLine(report: VerifyReport, meta: ReportMeta): string {
+  const { same, drift, note, skipped } = report.counts
+  const total = report.results.length
+  const verdict =
+    drift > 0
+      ? `drift: ${drift} case${drift === 1 ? '' : 's'} of the interface differ${drift === 1 ? 's' : ''}`
+      : meta.strict && note > 0
+        ? `--strict: ${note} choice${note === 1 ? '' : 's'} of the sandbox differ${note === 1 ? 's' : ''}`
+        : 'no drift from the interface'
+  const skippedNote = skipped > 0 ? ` (${skipped} skipped${meta.writes ? '' : '; --writes adds the creates'})` : ''
+  return `${meta.server}: ${total} cases, ${same} same, ${drift} drift, ${note} note${note === 1 ? '' : 's'}, ${skipped} skipped${skippedNote}. ${verdict}.`
+}
+
+/** The report as JSON, for scripts: every row with its findings. */
+export function reportJson(report: VerifyReport, meta: ReportMeta): string {
+  return JSON.stringify(
+    {
+      tool: 'petstore-sandbox verify',
+      version: meta.version,
+      server: meta.server,
+      strict: meta.strict,
+      writes: meta.writes,
+      exitCode: exitCodeOf(report, meta.strict),
+      counts: report.counts,
+      cases: report.results.map((result) => ({
+        name: result.case.name,
+        source: result.case.source,
+        ...(result.case.topic !== undefined && { topic: result.case.topic }),
+        method: result.case.method,
+        path: result.path,
+        kind: result.kind,
+        ...(result.sandbox !== undefined && { sandbox: result.sandbox }),
+        ...(result.server !== undefined && { server: result.server }),
+        findings: result.findings,
+        ...(result.reason !== undefined && { reason: result.reason }),
+      })),
+    },
+    null,
+    2,
+  )
+}
+
+/** JUnit XML: a suite per source; drift fails, a note fails only with --strict, skipped rows are skipped. */
+export function reportJunit(report: VerifyReport, meta: ReportMeta): string {
+  const suites = (['interface', 'choice'] as const).map((source) => {
+    const results = report.results.filter((result) => result.case.source === source)
+    const failed = (result: CaseResult) => result.kind === 'drift' || (meta.strict && result.kind === 'note')
+    const cases = results.map((result) => {
+      const name = `${result.case.method} ${result.path}: ${result.case.name}`
+      const open = `    <testcase classname="verify.${source}" name="${xml(name)}">`
+      const text = result.findings
+        .map(
+          (finding) =>
+            `${finding.source === 'interface' ? 'drift' : `note (${finding.topic ?? 'choice'})`}: ${finding.message}`,
+        )
+        .join('\n')
+      const detail = `sandbox: ${result.sandbox ?? '-'}; server: ${result.server ?? '-'}`
+      if (result.kind === 'skipped') return `${open}<skipped message="${xml(result.reason ?? '')}"/></testcase>`
+      if (failed(result)) {
+        return `${open}<failure message="${xml(result.findings[0]?.message ?? '')}">${xml(`${detail}\n${text}`)}</failure></testcase>`
+      }
+      if (result.kind === 'note') return `${open}<system-out>${xml(`${detail}\n${text}`)}</system-out></testcase>`
+      return `${open}</testcase>`
+    })
+    const failures = results.filter(failed).length
+    const skipped = results.filter((result) => result.kind === 'skipped').length
+    return [
+      `  <testsuite name="${source}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}">`,
+      ...cases,
+      '  </testsuite>',
+    ].join('\n')
+  })
+  const failures = report.counts.drift + (meta.strict ? report.counts.note : 0)
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(`petstore-sandbox verify ${meta.server}`)}" tests="${report.results.length}" failures="${failures}" errors="0" skipped="${report.counts.skipped}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n')
+}
+
+function xml(text: string): string {
+  return (
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      // Characters XML 1.0 cannot hold at all.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  )
+}

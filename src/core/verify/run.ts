@@ -1,0 +1,181 @@
+/**
+ * Runs the behaviour table against a live server and the sandbox side by side, row by row, and
+ * sorts each row: `same`, `drift` (a rule of the interface document differs), `note` (only a
+ * choice of the sandbox's differs), or `skipped` (a write without --writes, a read of a pet the
+ * server does not have). Transport-free: each side is a `send`.
+ *
+ * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ */
+import { cases as allCases, type Case } from './cases.js'
+import type { PlainAnswer } from './conformance.js'
+import { codeOf, differences, judge, type Context, type Finding, type Pet, type Side } from './judge.js'
+
+export type Kind = 'same' | 'drift' | 'note' | 'skipped'
+
+export interface CaseResult {
+  readonly case: Case
+  /** The path as sent to the server. */
+  readonly path: string
+  readonly kind: Kind
+  /** What each side answered, in a few words: `400 invalid_parameter`, `200, 20 pets`. */
+  readonly sandbox?: string
+  readonly server?: string
+  readonly findings: readonly Finding[]
+  /** Why a row was skipped. */
+  readonly reason?: string
+}
+
+export interface VerifyReport {
+  readonly results: readonly CaseResult[]
+  readonly counts: Readonly<Record<Kind, number>>
+}
+
+export interface VerifyRun {
+  readonly server: Side
+  readonly sandbox: Side
+  /** The key sent to the server; the sandbox gets its own. */
+  readonly serverKey: string
+  readonly sandboxKey: string
+  /** Send the rows that create data. */
+  readonly writes: boolean
+  readonly cases?: readonly Case[]
+  /** Told of each row as it is done, for a progress line. */
+  readonly onResult?: (result: CaseResult) => void
+}
+
+/** Thrown when the server cannot be reached at all: nothing to compare. */
+export class Unreachable extends Error {
+  override readonly name = 'Unreachable'
+}
+
+/** An id no store holds: the largest integer every JSON reader keeps exactly. */
+const MISSING_ID = String(Number.MAX_SAFE_INTEGER)
+
+export async function verify(run: VerifyRun): Promise<VerifyReport> {
+  const sandboxContext = await discover(run.sandbox, run.sandboxKey)
+  let serverContext: Context
+  try {
+    serverContext = await discover(run.server, run.serverKey)
+  } catch (error) {
+    throw new Unreachable((error as Error).message)
+  }
+  const results: CaseResult[] = []
+  for (const row of run.cases ?? allCases) {
+    const result = await verifyRow(run, row, sandboxContext, serverContext)
+    results.push(result)
+    run.onResult?.(result)
+  }
+  const counts = { same: 0, drift: 0, note: 0, skipped: 0 }
+  for (const result of results) counts[result.kind]++
+  return { results, counts }
+}
+
+/** A pet the side has (the first it lists), for the rows that read one. */
+async function discover(side: Side, key: string): Promise<Context> {
+  const answer = await side.send('GET', `${side.base}/pets?limit=1`, { Authorization: `Bearer ${key}` })
+  let petId: string | undefined
+  try {
+    const pets: unknown = JSON.parse(answer.body)
+    const id = Array.isArray(pets) ? (pets[0] as Pet | undefined)?.id : undefined
+    if (typeof id === 'number') petId = String(id)
+  } catch {
+    // No list to read a pet from: the rows that need one are skipped.
+  }
+  return { petId, missingId: MISSING_ID }
+}
+
+async function verifyRow(
+  run: VerifyRun,
+  row: Case,
+  sandboxContext: Context,
+  serverContext: Context,
+): Promise<CaseResult> {
+  const path = fill(row.path, serverContext)
+  if (row.writes === true && !run.writes)
+    return skipped(row, path ?? row.path, 'creates data: run with --writes (staging only)')
+  if (path === undefined) return skipped(row, row.path, 'the server listed no pet to read')
+  if (
+    row.authorization !== undefined &&
+    row.authorization(run.serverKey) === `Bearer ${run.serverKey}` &&
+    row.status === 401
+  ) {
+    return skipped(row, path, 'the key has no letters whose case could change')
+  }
+  const sandboxPath = fill(row.path, sandboxContext) ?? row.path
+  const ask = async (side: Side, key: string, at: string): Promise<[PlainAnswer, Record<string, string>]> => {
+    const headers = requestHeaders(row, key)
+    let answer = await side.send(row.method, `${side.base}${at}`, headers, row.body)
+    for (let again = 1; again < (row.repeat ?? 1) && answer.status === row.status; again++) {
+      answer = await side.send(row.method, `${side.base}${at}`, headers, row.body)
+    }
+    return [answer, headers]
+  }
+  const [sandboxAnswer, sandboxHeaders] = await ask(run.sandbox, run.sandboxKey, sandboxPath)
+  let serverAnswer: PlainAnswer
+  let serverHeaders: Record<string, string>
+  try {
+    ;[serverAnswer, serverHeaders] = await ask(run.server, run.serverKey, path)
+  } catch (error) {
+    return {
+      case: row,
+      path,
+      kind: row.source === 'interface' ? 'drift' : 'note',
+      sandbox: summary(sandboxAnswer, row),
+      server: 'no answer',
+      findings: [
+        {
+          source: row.source,
+          ...(row.topic && { topic: row.topic }),
+          message: `no answer: ${(error as Error).message}`,
+        },
+      ],
+    }
+  }
+  const sandboxFindings = await judge({ ...row, path: sandboxPath }, sandboxAnswer, run.sandbox, sandboxHeaders)
+  const serverFindings = await judge({ ...row, path }, serverAnswer, run.server, serverHeaders)
+  const known = new Set(sandboxFindings.map((finding) => finding.message))
+  const findings = [
+    ...differences(row, sandboxAnswer, serverAnswer, [run.sandbox.base, run.server.base]),
+    ...serverFindings.filter((finding) => !known.has(finding.message)),
+  ]
+  return {
+    case: row,
+    path,
+    kind: findings.some((finding) => finding.source === 'interface') ? 'drift' : findings.length > 0 ? 'note' : 'same',
+    sandbox: summary(sandboxAnswer, row),
+    server: summary(serverAnswer, row),
+    findings,
+  }
+}
+
+function skipped(row: Case, path: string, reason: string): CaseResult {
+  return { case: row, path, kind: 'skipped', findings: [], reason }
+}
+
+/** The row's path with its pets filled in; undefined when it needs a pet the side does not have. */
+function fill(path: string, context: Context): string | undefined {
+  if (path.includes('{petId}') && context.petId === undefined) return undefined
+  return path.replace('{petId}', context.petId ?? '').replace('{missingId}', context.missingId)
+}
+
+/** The row's headers, with the Authorization its credential makes of the key. */
+export function requestHeaders(row: Case, key: string): Record<string, string> {
+  return { ...row.headers, ...(row.authorization !== undefined && { Authorization: row.authorization(key) }) }
+}
+
+/** An answer in a few words, as the table shows it. */
+function summary(answer: PlainAnswer, row: Case): string {
+  const code = codeOf(answer)
+  if (code !== undefined) return `${answer.status} ${code}`
+  if (answer.status >= 200 && answer.status < 300 && row.method !== 'HEAD') {
+    try {
+      const body: unknown = JSON.parse(answer.body)
+      if (Array.isArray(body)) return `${answer.status}, ${body.length} pet${body.length === 1 ? '' : 's'}`
+      const id = (body as Pet | null)?.id
+      if (typeof id === 'number') return `${answer.status}, pet ${id}`
+    } catch {
+      return `${answer.status}, not JSON`
+    }
+  }
+  return String(answer.status)
+}

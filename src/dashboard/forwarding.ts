@@ -1,0 +1,74 @@
+/**
+ * The Controls panel's forwarding toggles: shown only when the sandbox has an upstream
+ * (`--upstream`, as health says), one checkbox per operation, each change a
+ * `PUT /__sandbox/forwarding` with every checked one. The server's answer, not the click, decides
+ * what the boxes show; health (polled) keeps them in step with changes made elsewhere.
+ *
+ * May import: other dashboard files.
+ */
+import { ADMIN, getJson, sendJson, type Forwarding, type Health } from './api.js'
+import { alertIn, byId, h, messageOf, say } from './dom.js'
+
+/** The boxes by operation, once the operations are known; a PUT in flight holds off health's updates. */
+const boxes = new Map<string, HTMLInputElement>()
+let busy = false
+
+/** Follows health: hides the toggles without an upstream, shows (and updates) them with one. */
+export function showUpstream(upstream: Health['upstream']): void {
+  byId('forwarding-block').hidden = upstream === null
+  if (upstream === null) return
+  const label = byId('forwarding-upstream')
+  if (label.textContent !== upstream.label) label.textContent = upstream.label
+  if (boxes.size === 0) {
+    void load()
+    return
+  }
+  if (!busy) check(upstream.forward)
+}
+
+async function load(): Promise<void> {
+  try {
+    build(await getJson<Forwarding>(`${ADMIN}/forwarding`))
+  } catch (error) {
+    alertIn('forwarding-error', `Could not read the forwarding: ${messageOf(error)}`)
+  }
+}
+
+function build(forwarding: Forwarding): void {
+  if (boxes.size > 0) return
+  const group = byId('forwarding')
+  for (const operation of forwarding.operations) {
+    const box = h('input')
+    box.type = 'checkbox'
+    box.id = `forward-${operation}`
+    box.value = operation
+    box.addEventListener('change', () => void change(operation, box.checked))
+    boxes.set(operation, box)
+    const label = h('label', undefined, operation)
+    label.htmlFor = box.id
+    group.append(h('div', 'check', box, label))
+  }
+  check(forwarding.forward)
+}
+
+function check(forward: readonly string[]): void {
+  for (const [operation, box] of boxes) box.checked = forward.includes(operation)
+}
+
+async function change(operation: string, on: boolean): Promise<void> {
+  alertIn('forwarding-error', '')
+  const forward = [...boxes].filter(([, box]) => box.checked).map(([name]) => name)
+  busy = true
+  try {
+    const answer = (await (await sendJson(`${ADMIN}/forwarding`, 'PUT', { forward })).json()) as Forwarding
+    check(answer.forward)
+    say(on ? `${operation} now goes to the upstream.` : `${operation} is answered by the sandbox again.`)
+  } catch (error) {
+    // Nothing changed on the server: the box goes back.
+    const box = boxes.get(operation)
+    if (box !== undefined) box.checked = !on
+    alertIn('forwarding-error', `Could not change the forwarding: ${messageOf(error)}`)
+  } finally {
+    busy = false
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * One HTTP exchange with another server, for `verify` and `--upstream`: node:http and node:https
+ * (Node itself, no client library), the request target sent exactly as given (fetch would
+ * normalise `%2e%2e` and drop a trailing `?`), a time budget over the whole exchange and a byte
+ * budget on the answer, both from the core's limits. Every failure is an ExchangeFailure of one
+ * kind, with a one-line message; nothing hangs and nothing throws anything else.
+ *
+ * May import: node:*, and the Node adapter. Never msw.
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { PlainAnswer } from '../core/verify/conformance.js'
+
+export interface Exchange {
+  readonly method: string
+  /** The whole URL: origin and the target as it must be sent. */
+  readonly origin: string
+  readonly target: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: Uint8Array | string | null
+  /** The whole exchange, connecting included. */
+  readonly timeoutMs: number
+  /** The answer's body beyond this is not read: the exchange fails as `too_large`. */
+  readonly maxBytes: number
+}
+
+export type FailureKind = 'connect' | 'timeout' | 'too_large' | 'protocol'
+
+export class ExchangeFailure extends Error {
+  override readonly name = 'ExchangeFailure'
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Sends one request and reads its whole answer (header names in lower case, repeats joined by `, `; the body as UTF-8), within the exchange's budgets. */
+export function exchange(sent: Exchange): Promise<PlainAnswer> {
+  return new Promise((resolve, reject) => {
+    let url: URL
+    try {
+      url = new URL(sent.origin)
+    } catch {
+      reject(new ExchangeFailure('connect', `${sent.origin} is not a URL`))
+      return
+    }
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)({
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port === '' ? undefined : Number(url.port),
+      method: sent.method,
+      path: sent.target,
+      headers: sent.headers,
+      // A fresh connection per exchange: a pooled socket the other side closed would fail a request that never left.
+      agent: false,
+    })
+    let settled = false
+    const finish = (failure: ExchangeFailure | undefined, answer?: PlainAnswer) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (failure === undefined && answer !== undefined) resolve(answer)
+      else reject(failure ?? new ExchangeFailure('protocol', 'no answer'))
+      request.destroy()
+    }
+    const timer = setTimeout(() => {
+      finish(new ExchangeFailure('timeout', `no whole answer within ${sent.timeoutMs} ms`))
+    }, sent.timeoutMs)
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      finish(new ExchangeFailure(connectCodes.has(error.code ?? '') ? 'connect' : 'protocol', describe(error, url)))
+    })
+    request.on('response', (response) => {
+      const chunks: Buffer[] = []
+      let bytes = 0
+      response.on('error', (error) => {
+        finish(new ExchangeFailure('protocol', `the answer broke off: ${error.message}`))
+      })
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.byteLength
+        if (bytes > sent.maxBytes) {
+          finish(new ExchangeFailure('too_large', `the answer's body is over ${sent.maxBytes} bytes`))
+          return
+        }
+        chunks.push(chunk)
+      })
+      response.on('end', () => {
+        finish(undefined, {
+          status: response.statusCode ?? 0,
+          headers: flatten(response.headers),
+          body: Buffer.concat(chunks).toString('utf8'),
+        })
+      })
+      response.on('aborted', () => {
+        finish(new ExchangeFailure('protocol', 'the answer broke off before its end'))
+      })
+    })
+    request.end(sent.body ?? undefined)
+  })
+}
+
+/** Errors that mean the server was never reached. */
+const connectCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
+
+function describe(error: NodeJS.ErrnoException, url: URL): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return `nothing listens at ${url.host} (connection refused)`
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the name ${url.hostname} does not resolve`
+    case 'ECONNRESET':
+      return `${url.host} closed the connection without an answer`
+    default:
+      return `${url.host}: ${error.code ?? error.message}`
+  }
+}
+
+function flatten(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return flat
+}
