@@ -145,7 +145,10 @@ function apiUrl(text: string): URL {
   }
   if (url.search !== '' || url.hash !== '') throw new Error(`${text} must not have a query or a fragment`)
   if (url.username !== '' || url.password !== '') {
-    throw new Error(`${text} must not carry credentials; give the key with --api-key or PETSTORE_VERIFY_KEY`)
+    // Said without the URL: it holds a credential.
+    throw new Error(
+      'the URL must not carry credentials (user:password@); give the key with --api-key or PETSTORE_VERIFY_KEY',
+    )
   }
   return url
 }

@@ -8,7 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../src/server.js'
-import { cases, type Case } from '../support/cases.js'
+import { DEFAULT_API_KEY } from '../../src/index.js'
+import { cases, type Case } from '../../src/core/verify/cases.js'
+import { requestHeaders } from '../../src/core/verify/run.js'
 
 const PRISM = process.env.PRISM_BIN ?? 'prism'
 const DOCUMENT = fileURLToPath(new URL('../../openapi.json', import.meta.url))
@@ -58,15 +60,19 @@ it('prism proxy reports no response violation on any row of the case table', asy
   // where the sandbox documents "/pets/" as the list; and when the upstream answers 501 it
   // replaces the answer with a mock of its own. All are named in the output.
   const unjudgeable = (row: Case) =>
-    row.path.includes('%E0%A4%A') || /\/$/.test(row.path.split('?')[0] ?? '') || row.status === 501
+    row.path.includes('%E0%A4%A') ||
+    row.raw === true ||
+    row.method === 'HEAD' ||
+    /\/$/.test(row.path.split('?')[0] ?? '') ||
+    row.status === 501
   const skipped = cases.filter(unjudgeable)
   for (const row of cases.filter((row) => !unjudgeable(row))) {
     await server.sandbox.reset()
     let response: Response
     try {
-      response = await fetch(`${proxy}${row.path.replace(/^\/v1/, '')}`, {
+      response = await fetch(`${proxy}${row.path.replace('{petId}', '1').replace('{missingId}', '9999')}`, {
         method: row.method,
-        ...(row.headers && { headers: row.headers }),
+        headers: requestHeaders(row, DEFAULT_API_KEY),
         ...(row.body !== undefined && { body: row.body }),
       })
     } catch (error) {

@@ -81,6 +81,11 @@ export interface Case {
   readonly firstOf?: string
   /** Sent this many times in a row; every answer must be the sandbox's. */
   readonly repeat?: number
+  /**
+   * The target must reach the server exactly as written. A WHATWG URL (fetch, msw) removes
+   * `%2e%2e` segments before sending: such a client cannot send this row (verify sends it raw).
+   */
+  readonly raw?: boolean
 }
 
 /** The credential of the key in use, as the interface shows it. */
@@ -466,6 +471,7 @@ export const cases: readonly Case[] = [
   {
     name: 'GET /pets/%2e%2e/pets/1 is no path: dot segments are not removed',
     source: 'choice',
+    raw: true,
     topic: 'Request targets are routed as sent',
     method: 'GET',
     path: '/pets/%2e%2e/pets/1',

@@ -66,8 +66,9 @@ export function summaryLine(report: VerifyReport, meta: ReportMeta): string {
       : meta.strict && note > 0
         ? `--strict: ${note} choice${note === 1 ? '' : 's'} of the sandbox differ${note === 1 ? 's' : ''}`
         : 'no drift from the interface'
-  const skippedNote = skipped > 0 ? ` (${skipped} skipped${meta.writes ? '' : '; --writes adds the creates'})` : ''
-  return `${meta.server}: ${total} cases, ${same} same, ${drift} drift, ${note} note${note === 1 ? '' : 's'}, ${skipped} skipped${skippedNote}. ${verdict}.`
+  const writes = report.results.filter((result) => result.kind === 'skipped' && result.case.writes === true).length
+  const skippedNote = writes > 0 && !meta.writes ? ` (${writes} create data: --writes sends them)` : ''
+  return `${meta.server}: ${total} cases, ${same} same, ${drift} drift, ${note} note${note === 1 ? '' : 's'}, ${skipped} skipped${skippedNote}. ${verdict[0]?.toUpperCase() ?? ''}${verdict.slice(1)}.`
 }
 
 /** The report as JSON, for scripts: every row with its findings. */
@@ -146,7 +147,7 @@ function xml(text: string): string {
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')
       .replace(/"/g, '&quot;')
-      // Characters XML 1.0 cannot hold at all.
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+      // Control characters XML 1.0 cannot hold at all (tab, line feed and carriage return it can).
+      .replace(/\p{Cc}/gu, (character) => ('\t\n\r'.includes(character) ? character : ''))
   )
 }

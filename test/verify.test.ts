@@ -1,0 +1,305 @@
+/**
+ * `petstore-sandbox verify` as a user runs it: against the sandbox's own CLI (no difference),
+ * against drifted servers that each change one thing (each named, exit 1), a closed port and
+ * bad usage (exit 2, one line).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { once } from 'node:events'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer, type RunningServer } from '../src/server.js'
+import { cases } from '../src/core/verify/cases.js'
+import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
+import { startDriftProxy, type Drift } from './support/drift-proxy.js'
+
+interface Finding {
+  source: 'interface' | 'choice'
+  topic?: string
+  message: string
+}
+interface Row {
+  name: string
+  source: 'interface' | 'choice'
+  topic?: string
+  method: string
+  path: string
+  kind: 'same' | 'drift' | 'note' | 'skipped'
+  sandbox?: string
+  server?: string
+  findings: Finding[]
+  reason?: string
+}
+interface Report {
+  exitCode: number
+  counts: Record<Row['kind'], number>
+  cases: Row[]
+}
+
+async function verify(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; cli: Cli }> {
+  const cli = spawnCli(['verify', ...args], env)
+  return { code: await cli.exited, cli }
+}
+
+async function verifyJson(url: string, extra: string[] = []): Promise<Report & { code: number | null }> {
+  const { code, cli } = await verify([url, '--json', ...extra])
+  return { ...(JSON.parse(cli.stdout()) as Report), code }
+}
+
+const readsOnly = cases.filter((row) => row.writes !== true).length
+
+describe('verify against the sandbox itself', () => {
+  let cli: Cli
+  let apiUrl: string
+
+  beforeAll(async () => {
+    cli = spawnCli(['--port', '0', '--quiet'])
+    apiUrl = (await waitFor(cli, /listening on (http:\/\/\S+\/v1)/))[1] ?? ''
+  })
+  afterAll(async () => {
+    cli.child.kill('SIGTERM')
+    await cli.exited
+  })
+
+  it('passes with no difference: exit 0, every read the same, every write skipped and named', async () => {
+    const { code, cli: run } = await verify([apiUrl])
+    expect(code).toBe(0)
+    const out = run.stdout()
+    expect(out).toMatch(
+      new RegExp(`: ${cases.length} cases, ${readsOnly} same, 0 drift, 0 notes, ${cases.length - readsOnly} skipped`),
+    )
+    expect(out).toContain('No drift from the interface')
+    expect(out).not.toMatch(/^DRIFT|^note/m)
+    expect(run.stderr()).toBe('')
+  })
+
+  it('--writes creates, reads back and compares every row: all the same', async () => {
+    const before = (await (
+      await fetch(`${apiUrl}/pets?limit=100`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
+    ).json()) as unknown[]
+    const report = await verifyJson(apiUrl, ['--writes'])
+    expect(report.code).toBe(0)
+    expect(report.counts).toEqual({ same: cases.length, drift: 0, note: 0, skipped: 0 })
+    // It really created pets on the server: three creates, each read back.
+    const after = (await (
+      await fetch(`${apiUrl}/pets?limit=100`, { headers: { Authorization: 'Bearer petstore-sandbox-key' } })
+    ).json()) as unknown[]
+    expect(after.length).toBe(before.length + 3)
+  })
+
+  it('--json labels every row by its source, with the item of the silent section for choices', async () => {
+    const report = await verifyJson(apiUrl)
+    expect(report.cases).toHaveLength(cases.length)
+    for (const row of report.cases) {
+      expect(['interface', 'choice']).toContain(row.source)
+      if (row.source === 'choice') expect(row.topic, row.name).toEqual(expect.any(String))
+    }
+    const limit101 = report.cases.find((row) => row.path === '/pets?limit=101')
+    expect(limit101).toMatchObject({
+      source: 'interface',
+      kind: 'same',
+      sandbox: '400 invalid_parameter',
+      server: '400 invalid_parameter',
+    })
+    const orders = report.cases.find((row) => row.path === '/store/orders' && row.method === 'GET')
+    expect(orders).toMatchObject({ source: 'choice', kind: 'same', server: '501 not_implemented' })
+  })
+
+  it('--junit writes one testcase per row, skipped writes marked skipped', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'verify-junit-'))
+    try {
+      const file = join(folder, 'report.xml')
+      const { code } = await verify([apiUrl, '--junit', file])
+      expect(code).toBe(0)
+      const xml = readFileSync(file, 'utf8')
+      expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /)
+      expect(xml.match(/<testcase /g)).toHaveLength(cases.length)
+      expect(xml.match(/<skipped /g)).toHaveLength(cases.length - readsOnly)
+      expect(xml).toMatch(/<testsuites [^>]*failures="0"/)
+      expect(xml).not.toContain('<failure')
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  })
+
+  it('sends the key given by PETSTORE_VERIFY_KEY, and a wrong key is drift on every read', async () => {
+    const { code, cli: run } = await verify([apiUrl, '--json'], { PETSTORE_VERIFY_KEY: 'not-the-key' })
+    expect(code).toBe(1)
+    const report = JSON.parse(run.stdout()) as Report
+    const list = report.cases.find((row) => row.path === '/pets?limit=7')
+    expect(list?.findings).toContainEqual({ source: 'interface', message: 'status 401, where the sandbox answers 200' })
+    // The key is never printed.
+    expect(run.stdout() + run.stderr()).not.toContain('not-the-key')
+  })
+})
+
+describe('verify against a drifted server', () => {
+  let sandbox: RunningServer
+
+  beforeAll(async () => {
+    sandbox = await startServer({ port: 0 })
+  })
+  afterAll(async () => {
+    await sandbox.close()
+  })
+
+  /** Runs verify through a proxy that drifts one way; the sandbox behind it starts from the seed. */
+  async function through(drift: Drift, extra: string[] = []): Promise<Report & { code: number | null }> {
+    await sandbox.sandbox.reset()
+    const proxy = await startDriftProxy(new URL(sandbox.url).origin, drift)
+    try {
+      return await verifyJson(proxy.apiUrl, extra)
+    } finally {
+      await proxy.close()
+    }
+  }
+
+  const drifted = (report: Report) => report.cases.filter((row) => row.kind === 'drift')
+  const driftMessages = (report: Report) =>
+    report.cases.flatMap((row) =>
+      row.findings.filter((finding) => finding.source === 'interface').map((finding) => finding.message),
+    )
+
+  it('names a dropped Deprecation header on every getPet answer, and nothing else', async () => {
+    const report = await through({
+      answer: (answer) => {
+        const { deprecation: _, ...headers } = answer.headers
+        return { ...answer, headers }
+      },
+    })
+    expect(report.code).toBe(1)
+    const rows = drifted(report)
+    expect(rows.length).toBeGreaterThanOrEqual(3)
+    for (const row of rows) expect(row.path, row.name).toMatch(/^\/pets\/[^/]+$/)
+    expect(new Set(driftMessages(report))).toEqual(new Set(['no Deprecation header; the sandbox sends @1767225600']))
+    expect(report.counts.note).toBe(0)
+  })
+
+  it('names a limit of 101 answered 200, and nothing else', async () => {
+    const report = await through({ target: (target) => target.replace('limit=101', 'limit=100') })
+    expect(report.code).toBe(1)
+    expect(drifted(report).map((row) => row.path)).toEqual(['/pets?limit=101'])
+    expect(driftMessages(report)).toEqual(['status 200, where the sandbox answers 400'])
+    expect(report.counts.note).toBe(0)
+  })
+
+  it("names a 422 whose Error body says 400, on every refused body; other refusals' 422 is a note", async () => {
+    const report = await through({
+      answer: (answer) => (answer.status === 400 ? { ...answer, status: 422 } : answer),
+    })
+    expect(report.code).toBe(1)
+    const messages = new Set(driftMessages(report))
+    expect(messages).toEqual(
+      new Set(["the Error's status is 400, not the HTTP status 422", 'status 422, where the sandbox answers 400']),
+    )
+    const body = report.cases.find((row) => row.name === 'a missing name is refused')
+    expect(body?.findings).toEqual([
+      { source: 'interface', message: 'status 422, where the sandbox answers 400' },
+      { source: 'interface', message: "the Error's status is 400, not the HTTP status 422" },
+    ])
+    // The document demands a refusal of limit=0 but not which one: the 422 itself is a note.
+    const limit0 = report.cases.find((row) => row.name === 'GET /pets?limit=0 is refused')
+    expect(limit0?.findings).toContainEqual({
+      source: 'choice',
+      topic: 'Invalid query parameters',
+      message: 'status 422, where the sandbox answers 400',
+    })
+  })
+
+  it('names a list sorted by name: not the first pets of the longer list', async () => {
+    const report = await through({
+      answer: (answer) => {
+        if (!answer.headers['content-type']?.startsWith('application/json') || answer.body === '') return answer
+        const body: unknown = JSON.parse(answer.body)
+        if (!Array.isArray(body)) return answer
+        const sorted = [...(body as { name: string }[])].sort((a, b) => a.name.localeCompare(b.name))
+        return { ...answer, body: JSON.stringify(sorted) }
+      },
+    })
+    expect(report.code).toBe(1)
+    for (const message of driftMessages(report)) expect(message).toMatch(/^not the first \d+ of GET \/pets\?/)
+    expect(drifted(report).map((row) => row.path)).toContain('/pets?limit=7')
+    const notes = report.cases.flatMap((row) => row.findings.filter((finding) => finding.source === 'choice'))
+    expect(notes.length).toBeGreaterThan(0)
+    // The order itself is a choice; a page that is not the start of the longer list is drift.
+    for (const note of notes) {
+      expect(note.message).toMatch(
+        note.topic === 'Order and pagination' ? /^not ordered by id/ : /^not the first \d+ of GET/,
+      )
+    }
+  })
+
+  it('counts a choice that differs as a note: exit 0, and exit 1 with --strict', async () => {
+    const renamed: Drift = {
+      answer: (answer) =>
+        answer.status === 501 ? { ...answer, body: answer.body.replace('"not_implemented"', '"unsupported"') } : answer,
+    }
+    const report = await through(renamed)
+    expect(report.code).toBe(0)
+    expect(report.counts.drift).toBe(0)
+    expect(report.counts.note).toBe(3)
+    const orders = report.cases.find((row) => row.path === '/store/orders' && row.method === 'GET')
+    expect(orders).toMatchObject({
+      kind: 'note',
+      findings: [
+        {
+          source: 'choice',
+          topic: 'Error code values',
+          message: 'code "unsupported", where the sandbox answers "not_implemented"',
+        },
+      ],
+    })
+    expect((await through(renamed, ['--strict'])).code).toBe(1)
+  })
+})
+
+describe('verify when it cannot run', () => {
+  it('exits 2 with one line for a closed port', async () => {
+    const holder = createServer()
+    holder.listen(0, '127.0.0.1')
+    await once(holder, 'listening')
+    const { port } = holder.address() as { port: number }
+    holder.close()
+    await once(holder, 'close')
+    const { code, cli } = await verify([`http://127.0.0.1:${port}/v1`])
+    expect(code).toBe(2)
+    expect(cli.stdout()).toBe('')
+    expect(cli.stderr()).toBe(
+      `petstore-sandbox verify: cannot reach http://127.0.0.1:${port}/v1: nothing listens at 127.0.0.1:${port} (connection refused)\n`,
+    )
+  })
+
+  it.each([
+    [['not a url'], /^petstore-sandbox verify: "not a url" is not a URL/],
+    [['ftp://example.com/v1'], /is not an http or https URL/],
+    [['http://user:secret@127.0.0.1:1/v1'], /must not carry credentials/],
+    [['http://127.0.0.1:1/v1', '--timeout', 'soon'], /--timeout.*whole number of milliseconds/],
+    [['http://127.0.0.1:1/v1', '--bogus'], /unknown option '--bogus'/],
+    [[], /missing required argument 'api-url'/],
+  ])('exits 2 on a usage error: %j', async (args, message) => {
+    const { code, cli } = await verify(args)
+    expect(code).toBe(2)
+    expect(cli.stderr()).toMatch(message)
+    expect(cli.stderr()).not.toMatch(/\n\s+at /)
+    expect(cli.stderr()).not.toContain('secret')
+  })
+
+  it('--help names the options, says --writes is for staging, and gives the exit codes', async () => {
+    const { code, cli } = await verify(['--help'])
+    expect(code).toBe(0)
+    for (const option of [
+      '--api-key',
+      '--writes',
+      '--json',
+      '--junit',
+      '--strict',
+      '--timeout',
+      'PETSTORE_VERIFY_KEY',
+    ]) {
+      expect(cli.stdout()).toContain(option)
+    }
+    expect(cli.stdout()).toMatch(/--writes[\s\S]*staging only/)
+    expect(cli.stdout()).toMatch(/Exit codes: 0 .*; 1 drift; 2 /)
+  })
+})
