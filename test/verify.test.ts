@@ -11,31 +11,11 @@ import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../src/server.js'
 import { cases } from '../src/core/verify/cases.js'
+import type { JsonReport } from '../src/core/verify/report.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 import { startDriftProxy, type Drift } from './support/drift-proxy.js'
 
-interface Finding {
-  source: 'interface' | 'choice'
-  topic?: string
-  message: string
-}
-interface Row {
-  name: string
-  source: 'interface' | 'choice'
-  topic?: string
-  method: string
-  path: string
-  kind: 'same' | 'drift' | 'note' | 'skipped'
-  sandbox?: string
-  server?: string
-  findings: Finding[]
-  reason?: string
-}
-interface Report {
-  exitCode: number
-  counts: Record<Row['kind'], number>
-  cases: Row[]
-}
+type Report = JsonReport
 
 async function verify(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; cli: Cli }> {
   const cli = spawnCli(['verify', ...args], env)
@@ -207,7 +187,7 @@ describe('verify against a drifted server', () => {
     })
   })
 
-  it('names a list sorted by name: not the first pets of the longer list', async () => {
+  it('names a list sorted by name: not the same list under another limit', async () => {
     const report = await through({
       answer: (answer) => {
         if (!answer.headers['content-type']?.startsWith('application/json') || answer.body === '') return answer
@@ -218,16 +198,46 @@ describe('verify against a drifted server', () => {
       },
     })
     expect(report.code).toBe(1)
-    for (const message of driftMessages(report)) expect(message).toMatch(/^not the first \d+ of GET \/pets\?/)
+    for (const message of driftMessages(report)) expect(message).toMatch(/^not the same list as GET \/pets/)
     expect(drifted(report).map((row) => row.path)).toContain('/pets?limit=7')
     const notes = report.cases.flatMap((row) => row.findings.filter((finding) => finding.source === 'choice'))
     expect(notes.length).toBeGreaterThan(0)
     // The order itself is a choice; a page that is not the start of the longer list is drift.
     for (const note of notes) {
       expect(note.message).toMatch(
-        note.topic === 'Order and pagination' ? /^not ordered by id/ : /^not the first \d+ of GET/,
+        note.topic === 'Order and pagination' ? /^not ordered by id/ : /^not the same list as GET/,
       )
     }
+  })
+
+  it('stops at a server that goes away mid-run: the report so far, the rest skipped, exit 2 and one line', async () => {
+    await sandbox.sandbox.reset()
+    let closing: Promise<void> | undefined
+    const proxy = await startDriftProxy(new URL(sandbox.url).origin, {
+      answer: (answer, _method, target) => {
+        if (target === '/v1/store/orders') closing ??= proxy.close()
+        return answer
+      },
+    })
+    const { code, cli } = await verify([proxy.apiUrl, '--json'])
+    await closing
+    expect(code).toBe(2)
+    const report = JSON.parse(cli.stdout()) as Report
+    const at = report.cases.findIndex((row) => row.path === '/store/orders')
+    expect(at).toBeGreaterThan(0)
+    expect(report.cases.slice(0, at).every((row) => row.kind === 'same' || row.kind === 'skipped')).toBe(true)
+    expect(report.cases[at]?.server).toBe('no answer')
+    // A request or two may still meet the closing socket; from the first refused connection on, every row is skipped.
+    const first = report.cases.findIndex((row) => row.reason === 'the server stopped answering')
+    expect(first).toBeGreaterThan(at)
+    expect(report.cases.slice(at, first).every((row) => row.server === 'no answer')).toBe(true)
+    expect(report.cases.slice(first).every((row) => row.reason === 'the server stopped answering')).toBe(true)
+    expect(report.exitCode).toBe(2)
+    expect(cli.stderr()).toMatch(
+      new RegExp(
+        `^petstore-sandbox verify: ${proxy.apiUrl.replace(/[.]/g, '\\.')}: the server stopped answering at ".+": nothing listens at 127\\.0\\.0\\.1:\\d+ \\(connection refused\\)\n$`,
+      ),
+    )
   })
 
   it('counts a choice that differs as a note: exit 0, and exit 1 with --strict', async () => {

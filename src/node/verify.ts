@@ -22,7 +22,7 @@ import {
 } from '../core/verify/report.js'
 import { Unreachable, verify } from '../core/verify/run.js'
 import { createSandboxCore } from '../core/sandbox.js'
-import { exchange } from './http-client.js'
+import { exchange, ExchangeFailure } from './http-client.js'
 import { packageVersion } from './package-files.js'
 import { paintFor } from './terminal.js'
 
@@ -45,7 +45,7 @@ export async function runVerify(args: readonly string[]): Promise<never> {
     .name('petstore-sandbox verify')
     .description(
       "Check a live Pet Store API against the sandbox's behaviour table: every case runs against <api-url> and an in-process sandbox, and each difference is named. " +
-        'By default only requests that cannot create data are sent (reads, and writes the interface says must be refused).',
+        'By default it sends reads, and writes the interface says must be refused (no key, a bad body): a server that keeps the interface creates nothing from them. --writes adds creates.',
     )
     .argument('<api-url>', "the API's base URL, with its version segment, e.g. https://staging.example.com/v1")
     .addOption(
@@ -123,6 +123,10 @@ export async function runVerify(args: readonly string[]): Promise<never> {
       process.exit(2)
     }
   }
+  if (report.stopped !== undefined) {
+    console.error(`petstore-sandbox verify: ${meta.server}: ${report.stopped}`)
+    process.exit(2)
+  }
   if (options.json === true) console.error(summaryLine(report, meta))
   process.exit(exitCodeOf(report, meta.strict))
 }
@@ -166,7 +170,7 @@ function serverSide(url: URL, timeoutMs: number): Side {
   return {
     base: url.pathname.replace(/\/$/, ''),
     send: (method, target, headers, body) =>
-      exchange({
+      guarded({
         method,
         origin: url.origin,
         target,
@@ -179,6 +183,16 @@ function serverSide(url: URL, timeoutMs: number): Side {
         timeoutMs,
         maxBytes: MAX_ANSWER_BYTES,
       }),
+  }
+}
+
+/** One exchange; a server that cannot be reached at all is Unreachable, any other failure a row's "no answer". */
+async function guarded(sent: Parameters<typeof exchange>[0]): Promise<PlainAnswer> {
+  try {
+    return await exchange(sent)
+  } catch (error) {
+    if (error instanceof ExchangeFailure && error.kind === 'connect') throw new Unreachable(error.message)
+    throw error
   }
 }
 

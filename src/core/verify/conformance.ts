@@ -48,6 +48,9 @@ const SHAPES: Readonly<Record<'pets' | 'pet' | 'error', z.ZodType>> = {
   error: z.object({ body: InterfaceErrorSchema }),
 }
 
+/** Problems of one body named in full. */
+const MAX_PROBLEMS = 3
+
 /** An answer as any transport gives it: header names in lower case, the body as text. */
 export interface PlainAnswer {
   readonly status: number
@@ -94,7 +97,10 @@ function bodyViolations(answer: PlainAnswer, success: 'pets' | 'pet' | undefined
   const checked = checkObject(SHAPES[shape], { body }, 'body')
   if (!checked.ok) {
     const what = shape === 'error' ? 'an Error' : shape === 'pets' ? 'a list of Pets' : 'a Pet'
-    return checked.problems.map((problem) => `the body is not ${what}: ${problem}`)
+    // One list can break one rule a hundred times: the first few say what is wrong.
+    const shown = checked.problems.slice(0, MAX_PROBLEMS).map((problem) => `the body is not ${what}: ${problem}`)
+    const more = checked.problems.length - MAX_PROBLEMS
+    return more > 0 ? [...shown, `and ${more} more problem${more === 1 ? '' : 's'} in the body`] : shown
   }
   const status = shape === 'error' ? (body as { status: number }).status : answer.status
   return status === answer.status ? [] : [`the Error's status is ${status}, not the HTTP status ${answer.status}`]

@@ -78,9 +78,7 @@ async function judgeList(
 ): Promise<Finding[]> {
   const findings: Finding[] = []
   const query = new URLSearchParams(row.path.split('?')[1] ?? '')
-  const limitText = query.get('limit') ?? ''
-  const limit =
-    /^[0-9]+$/.test(limitText) && Number(limitText) >= 1 && Number(limitText) <= 100 ? Number(limitText) : 20
+  const limit = limitOf(row.path)
   if (pets.length > limit) findings.push(ofRow(row, `${pets.length} pets, more than the limit of ${limit}`))
   const status = query.get('status')
   const others = pets.filter((pet) => status !== null && pet.status !== status)
@@ -99,13 +97,14 @@ async function judgeList(
       message: `not ordered by id: pet ${ids[unordered]} comes after pet ${ids[unordered - 1]}`,
     })
   }
-  if (row.firstOf !== undefined) {
-    const longer = await side.send('GET', `${side.base}${row.firstOf}`, headers)
-    if (longer.status === 200) {
-      const first = (JSON.parse(longer.body) as Pet[]).slice(0, ids.length).map((pet) => pet.id)
-      if (first.join() !== ids.join()) {
+  if (row.sameListAs !== undefined) {
+    const other = await side.send('GET', `${side.base}${row.sameListAs}`, headers)
+    const otherPets = other.status === 200 ? parseList(other.body) : undefined
+    if (otherPets !== undefined) {
+      const otherIds = otherPets.map((pet) => pet.id)
+      if (!samePages(ids, limit, otherIds, limitOf(row.sameListAs))) {
         findings.push(
-          ofRow(row, `not the first ${ids.length} of GET ${row.firstOf}: ids ${short(ids)}, there ${short(first)}`),
+          ofRow(row, `not the same list as GET ${row.sameListAs}: ids ${short(ids)}; there ${short(otherIds)}`),
         )
       }
     }
@@ -160,6 +159,36 @@ async function judgeCreated(
     }
   }
   return findings
+}
+
+/** A path's `limit`: the query's when it is one from 1 to 100, else the default, 20. */
+function limitOf(path: string): number {
+  const text = new URLSearchParams(path.split('?')[1] ?? '').get('limit') ?? ''
+  return /^[0-9]+$/.test(text) && Number(text) >= 1 && Number(text) <= 100 ? Number(text) : 20
+}
+
+/** A JSON array, or undefined when the body is none. */
+function parseList(body: string): Pet[] | undefined {
+  try {
+    const value: unknown = JSON.parse(body)
+    return Array.isArray(value) ? (value as Pet[]) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether two pages of one list, under limits `a` and `b`, keep the page-size rule: the shorter is
+ * the start of the longer, and a page shorter than its limit is the whole list, so the other page
+ * is that list cut at its own limit.
+ */
+function samePages(a: readonly number[], limitA: number, b: readonly number[], limitB: number): boolean {
+  const whole = a.length < limitA ? a : b.length < limitB ? b : undefined
+  if (whole !== undefined) {
+    return a.join() === whole.slice(0, limitA).join() && b.join() === whole.slice(0, limitB).join()
+  }
+  const shorter = Math.min(a.length, b.length)
+  return a.slice(0, shorter).join() === b.slice(0, shorter).join()
 }
 
 function sameFields(a: Pet, b: Pet): boolean {

@@ -5,6 +5,8 @@
  *
  * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
  */
+import type { CaseSource, SilentTopic } from './cases.js'
+import type { Finding } from './judge.js'
 import type { CaseResult, Kind, VerifyReport } from './run.js'
 
 export interface ReportMeta {
@@ -15,8 +17,9 @@ export interface ReportMeta {
   readonly writes: boolean
 }
 
-/** 1 when an `interface` row differs, or with --strict any row; else 0. */
-export function exitCodeOf(report: VerifyReport, strict: boolean): 0 | 1 {
+/** 2 when the server stopped answering; 1 when an `interface` row differs, or with --strict any row; else 0. */
+export function exitCodeOf(report: VerifyReport, strict: boolean): 0 | 1 | 2 {
+  if (report.stopped !== undefined) return 2
   return report.counts.drift > 0 || (strict && report.counts.note > 0) ? 1 : 0
 }
 
@@ -66,38 +69,66 @@ export function summaryLine(report: VerifyReport, meta: ReportMeta): string {
       : meta.strict && note > 0
         ? `--strict: ${note} choice${note === 1 ? '' : 's'} of the sandbox differ${note === 1 ? 's' : ''}`
         : 'no drift from the interface'
-  const writes = report.results.filter((result) => result.kind === 'skipped' && result.case.writes === true).length
-  const skippedNote = writes > 0 && !meta.writes ? ` (${writes} create data: --writes sends them)` : ''
+  const reasons = new Map<string, number>()
+  for (const result of report.results) {
+    if (result.reason !== undefined) reasons.set(result.reason, (reasons.get(result.reason) ?? 0) + 1)
+  }
+  const skippedNote =
+    reasons.size === 0 ? '' : ` (${[...reasons].map(([reason, count]) => `${count}: ${reason}`).join('; ')})`
   return `${meta.server}: ${total} cases, ${same} same, ${drift} drift, ${note} note${note === 1 ? '' : 's'}, ${skipped} skipped${skippedNote}. ${verdict[0]?.toUpperCase() ?? ''}${verdict.slice(1)}.`
+}
+
+/** What `verify --json` writes: the run, its counts, and every row with its findings. */
+export interface JsonReport {
+  readonly tool: 'petstore-sandbox verify'
+  readonly version: string
+  readonly server: string
+  readonly strict: boolean
+  readonly writes: boolean
+  readonly exitCode: 0 | 1 | 2
+  /** Why the run stopped early, when it did. */
+  readonly stopped?: string
+  readonly counts: Readonly<Record<Kind, number>>
+  readonly cases: readonly {
+    readonly name: string
+    readonly source: CaseSource
+    readonly topic?: SilentTopic
+    readonly method: string
+    /** Under the base URL, as sent. */
+    readonly path: string
+    readonly kind: Kind
+    readonly sandbox?: string
+    readonly server?: string
+    readonly findings: readonly Finding[]
+    readonly reason?: string
+  }[]
 }
 
 /** The report as JSON, for scripts: every row with its findings. */
 export function reportJson(report: VerifyReport, meta: ReportMeta): string {
-  return JSON.stringify(
-    {
-      tool: 'petstore-sandbox verify',
-      version: meta.version,
-      server: meta.server,
-      strict: meta.strict,
-      writes: meta.writes,
-      exitCode: exitCodeOf(report, meta.strict),
-      counts: report.counts,
-      cases: report.results.map((result) => ({
-        name: result.case.name,
-        source: result.case.source,
-        ...(result.case.topic !== undefined && { topic: result.case.topic }),
-        method: result.case.method,
-        path: result.path,
-        kind: result.kind,
-        ...(result.sandbox !== undefined && { sandbox: result.sandbox }),
-        ...(result.server !== undefined && { server: result.server }),
-        findings: result.findings,
-        ...(result.reason !== undefined && { reason: result.reason }),
-      })),
-    },
-    null,
-    2,
-  )
+  const json: JsonReport = {
+    tool: 'petstore-sandbox verify',
+    version: meta.version,
+    server: meta.server,
+    strict: meta.strict,
+    writes: meta.writes,
+    exitCode: exitCodeOf(report, meta.strict),
+    ...(report.stopped !== undefined && { stopped: report.stopped }),
+    counts: report.counts,
+    cases: report.results.map((result) => ({
+      name: result.case.name,
+      source: result.case.source,
+      ...(result.case.topic !== undefined && { topic: result.case.topic }),
+      method: result.case.method,
+      path: result.path,
+      kind: result.kind,
+      ...(result.sandbox !== undefined && { sandbox: result.sandbox }),
+      ...(result.server !== undefined && { server: result.server }),
+      findings: result.findings,
+      ...(result.reason !== undefined && { reason: result.reason }),
+    })),
+  }
+  return JSON.stringify(json, null, 2)
 }
 
 /** JUnit XML: a suite per source; drift fails, a note fails only with --strict, skipped rows are skipped. */

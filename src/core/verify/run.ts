@@ -28,6 +28,8 @@ export interface CaseResult {
 export interface VerifyReport {
   readonly results: readonly CaseResult[]
   readonly counts: Readonly<Record<Kind, number>>
+  /** Why the run stopped before its last row: the server could no longer be reached. */
+  readonly stopped?: string
 }
 
 export interface VerifyRun {
@@ -43,7 +45,10 @@ export interface VerifyRun {
   readonly onResult?: (result: CaseResult) => void
 }
 
-/** Thrown when the server cannot be reached at all: nothing to compare. */
+/**
+ * A side's `send` throws this when the server cannot be reached (nothing listens, no such name):
+ * before the first row there is nothing to compare; later, the server went away.
+ */
 export class Unreachable extends Error {
   override readonly name = 'Unreachable'
 }
@@ -60,14 +65,26 @@ export async function verify(run: VerifyRun): Promise<VerifyReport> {
     throw new Unreachable((error as Error).message)
   }
   const results: CaseResult[] = []
+  let stopped: string | undefined
   for (const row of run.cases ?? allCases) {
-    const result = await verifyRow(run, row, sandboxContext, serverContext)
+    let result: CaseResult
+    if (stopped !== undefined) {
+      result = skipped(row, row.path, 'the server stopped answering')
+    } else {
+      try {
+        result = await verifyRow(run, row, sandboxContext, serverContext)
+      } catch (error) {
+        if (!(error instanceof Unreachable)) throw error
+        stopped = `the server stopped answering at "${row.name}": ${error.message}`
+        result = skipped(row, row.path, 'the server stopped answering')
+      }
+    }
     results.push(result)
     run.onResult?.(result)
   }
   const counts = { same: 0, drift: 0, note: 0, skipped: 0 }
   for (const result of results) counts[result.kind]++
-  return { results, counts }
+  return { results, counts, ...(stopped !== undefined && { stopped }) }
 }
 
 /** A pet the side has (the first it lists), for the rows that read one. */
@@ -91,8 +108,8 @@ async function verifyRow(
   serverContext: Context,
 ): Promise<CaseResult> {
   const path = fill(row.path, serverContext)
-  if (row.writes === true && !run.writes) return skipped(row, path ?? row.path, 'creates data: --writes')
-  if (path === undefined) return skipped(row, row.path, 'the server listed no pet to read')
+  if (row.writes === true && !run.writes) return skipped(row, path ?? row.path, 'creates data: --writes sends it')
+  if (path === undefined) return skipped(row, row.path, 'GET /pets?limit=1 listed no pet with an integer id to read')
   if (
     row.authorization !== undefined &&
     row.authorization(run.serverKey) === `Bearer ${run.serverKey}` &&
@@ -115,6 +132,7 @@ async function verifyRow(
   try {
     ;[serverAnswer, serverHeaders] = await ask(run.server, run.serverKey, path)
   } catch (error) {
+    if (error instanceof Unreachable) throw error
     return {
       case: row,
       path,
