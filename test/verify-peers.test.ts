@@ -178,12 +178,19 @@ describe('verify against Prism 5 mocking openapi.json', () => {
 
   it('finds that Prism takes any key: unknown keys answer 2xx where the sandbox answers 401', () => {
     for (const [method, path, status] of KEY_ROWS) {
-      for (const which of ['with an unknown key', 'with the key in another case']) {
-        const found = row(run, `${method} ${path} ${which} answers 401`)
-        expect(found).toMatchObject({ kind: 'drift', sandbox: '401 unauthorized' })
-        expect(found.server).toMatch(new RegExp(`^${status}, `))
-        expect(found.findings).toEqual([drift(`status ${status}, where the sandbox answers 401`)])
-      }
+      const unknown = row(run, `${method} ${path} with an unknown key answers 401`)
+      expect(unknown).toMatchObject({ kind: 'drift', sandbox: '401 unauthorized' })
+      expect(unknown.server).toMatch(new RegExp(`^${status}, `))
+      expect(unknown.findings).toEqual([drift(`status ${status}, where the sandbox answers 401`)])
+      // Whether a key matches in any case is the sandbox's choice: a note. Its POST sends a body
+      // the interface refuses, so a server that takes the key creates nothing.
+      const otherCase = row(run, `${method} ${path} with the key in another case answers 401`)
+      expect(otherCase).toMatchObject({ kind: 'note', source: 'choice', topic: 'Authentication details' })
+      expect(otherCase.findings[0]).toEqual({
+        source: 'choice',
+        topic: 'Authentication details',
+        message: expect.stringMatching(/^status (200|4\d\d), where the sandbox answers 401$/) as unknown,
+      })
     }
   })
 

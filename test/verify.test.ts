@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
@@ -248,7 +249,8 @@ describe('verify against a drifted server', () => {
     const report = await through(renamed)
     expect(report.code).toBe(0)
     expect(report.counts.drift).toBe(0)
-    expect(report.counts.note).toBe(3)
+    // GET /store/orders and GET /experimental/pets; POST /beta/anything is a write, skipped.
+    expect(report.counts.note).toBe(2)
     const orders = report.cases.find((row) => row.path === '/store/orders' && row.method === 'GET')
     expect(orders).toMatchObject({
       kind: 'note',
@@ -261,6 +263,102 @@ describe('verify against a drifted server', () => {
       ],
     })
     expect((await through(renamed, ['--strict'])).code).toBe(1)
+  })
+})
+
+describe('verify against servers that answer badly', () => {
+  /** A server of a few lines; every request is counted. */
+  async function fake(answer: (request: IncomingMessage, response: ServerResponse, count: number) => void) {
+    let count = 0
+    const server = createHttpServer((request, response) => {
+      request.resume()
+      answer(request, response, count++)
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const { port } = server.address() as { port: number }
+    return {
+      url: `http://127.0.0.1:${port}/v1`,
+      close: async () => {
+        server.closeAllConnections()
+        server.close()
+        await once(server, 'close')
+      },
+    }
+  }
+
+  it('names a page of HTML for every request as drift, without a stack trace', async () => {
+    const server = await fake((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><h1>Welcome</h1>')
+    })
+    try {
+      const { code, cli } = await verify([server.url, '--writes'])
+      expect(code).toBe(1)
+      expect(cli.stdout()).toMatch(/drift: Content-Type is "text\/html", not application\/json/)
+      expect(cli.stderr()).toBe('')
+      expect(cli.stdout()).not.toMatch(/\n\s+at /)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('stops at a server that no longer answers: exit 2 after three timeouts in a row', async () => {
+    const server = await fake((request, response, count) => {
+      // The first read, which finds a pet; then nothing, ever.
+      if (count === 0) response.writeHead(200, { 'Content-Type': 'application/json' }).end('[]')
+    })
+    try {
+      const { code, cli } = await verify([server.url, '--timeout', '200', '--json'])
+      expect(code).toBe(2)
+      const report = JSON.parse(cli.stdout()) as Report
+      expect(report.cases.filter((row) => row.server === 'no answer')).toHaveLength(2)
+      expect(report.stopped).toMatch(/no whole answer within 200 ms, 3 times in a row$/)
+      expect(cli.stderr()).toMatch(
+        /^petstore-sandbox verify: http:\/\/127\.0\.0\.1:\d+\/v1: the server stopped answering at ".+": no whole answer within 200 ms, 3 times in a row\n$/,
+      )
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("keeps a long report whole through a pipe, and a server's text out of the terminal's control", async () => {
+    const code = `\u001b[2J${'x'.repeat(2000)}`
+    const server = await fake((_request, response) => {
+      response
+        .writeHead(404, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ code, message: 'no', status: 404 }))
+    })
+    try {
+      const json = await verify([server.url, '--json'])
+      expect(json.cli.stdout().length).toBeGreaterThan(128 * 1024)
+      const report = JSON.parse(json.cli.stdout()) as Report
+      expect(report.cases.length).toBe(cases.length)
+      const table = await verify([server.url])
+      expect(table.cli.stdout()).not.toContain('\u001b')
+      // A cell is cut at 40 characters and a finding's line at 300, whatever the server sends.
+      for (const line of table.cli.stdout().split('\n')) expect(line.length).toBeLessThan(400)
+      expect(table.cli.stdout()).not.toContain('x'.repeat(301))
+      expect(table.cli.stdout()).toMatch(/: \d+ cases, /)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('says once when the key is refused, beside the report', async () => {
+    const server = await fake((_request, response) => {
+      response
+        .writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' })
+        .end(JSON.stringify({ code: 'unauthorized', message: 'no', status: 401 }))
+    })
+    try {
+      const { code, cli } = await verify([server.url])
+      expect(code).toBe(1)
+      expect(cli.stderr()).toBe(
+        'petstore-sandbox verify: the server answered 401 to GET /v1/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY\n',
+      )
+    } finally {
+      await server.close()
+    }
   })
 })
 
@@ -281,9 +379,13 @@ describe('verify when it cannot run', () => {
   })
 
   it.each([
-    [['not a url'], /^petstore-sandbox verify: "not a url" is not a URL/],
-    [['ftp://example.com/v1'], /is not an http or https URL/],
+    [['not a url'], /^petstore-sandbox verify: <api-url> is not a URL/],
+    [['ftp://example.com/v1'], /<api-url> must be an http or https URL, not ftp/],
     [['http://user:secret@127.0.0.1:1/v1'], /must not carry credentials/],
+    [['ftp://user:secret@127.0.0.1:1/v1'], /must not carry credentials/],
+    [['https://staging.example/v1?api_key=secret'], /must not have a query or a fragment/],
+    [['http://127.0.0.1:1/v1', '--api-key', 'a\nb'], /the API key must be one or more visible ASCII characters/],
+    [['http://127.0.0.1:1/v1', '--api-key', ''], /the API key must be one or more visible ASCII characters/],
     [['http://127.0.0.1:1/v1', '--timeout', 'soon'], /--timeout.*whole number of milliseconds/],
     [['http://127.0.0.1:1/v1', '--bogus'], /unknown option '--bogus'/],
     [[], /missing required argument 'api-url'/],

@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises'
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
 import type { PlainAnswer } from '../core/verify/conformance.js'
-import type { Side } from '../core/verify/judge.js'
+import { Unreachable, type Side } from '../core/verify/judge.js'
 import {
   exitCodeOf,
   reportJson,
@@ -20,7 +20,7 @@ import {
   summaryLine,
   type ReportMeta,
 } from '../core/verify/report.js'
-import { Unreachable, verify } from '../core/verify/run.js'
+import { verify } from '../core/verify/run.js'
 import { createSandboxCore } from '../core/sandbox.js'
 import { exchange, ExchangeFailure } from './http-client.js'
 import { packageVersion } from './package-files.js'
@@ -45,7 +45,7 @@ export async function runVerify(args: readonly string[]): Promise<never> {
     .name('petstore-sandbox verify')
     .description(
       "Check a live Pet Store API against the sandbox's behaviour table: every case runs against <api-url> and an in-process sandbox, and each difference is named. " +
-        'By default it sends reads, and writes the interface says must be refused (no key, a bad body): a server that keeps the interface creates nothing from them. --writes adds creates.',
+        'By default it sends reads, and writes the interface says must be refused (no key, a bad body): a server that keeps the interface creates nothing from them. --writes adds creates, bodies only the sandbox refuses, and other methods.',
     )
     .argument('<api-url>', "the API's base URL, with its version segment, e.g. https://staging.example.com/v1")
     .addOption(
@@ -78,12 +78,25 @@ export async function runVerify(args: readonly string[]): Promise<never> {
     program.parse(args, { from: 'user' })
     options = program.opts<VerifyOptions>()
     url = apiUrl(program.args[0] ?? '')
+    checkKey(options.apiKey)
   } catch (error) {
     // Commander has printed its message (or the help, for --help: exit 0).
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2)
-    return usage((error as Error).message)
+    if (error instanceof CommanderError) return exit(error.exitCode === 0 ? 0 : 2)
+    return exit(
+      2,
+      '',
+      `petstore-sandbox verify: ${(error as Error).message} (run petstore-sandbox verify --help for usage)`,
+    )
   }
+  try {
+    return await verifyAndReport(url, options)
+  } catch (error) {
+    // A fault of verify itself: one line, not a stack trace in a CI log.
+    return exit(2, '', `petstore-sandbox verify: failed: ${(error as Error).message}`)
+  }
+}
 
+async function verifyAndReport(url: URL, options: VerifyOptions): Promise<never> {
   const meta: ReportMeta = {
     server: url.href.replace(/\/$/, ''),
     version: packageVersion(),
@@ -100,61 +113,76 @@ export async function runVerify(args: readonly string[]): Promise<never> {
       writes: meta.writes,
     })
   } catch (error) {
-    if (error instanceof Unreachable) {
-      console.error(`petstore-sandbox verify: cannot reach ${meta.server}: ${error.message}`)
-      process.exit(2)
-    }
-    throw error
+    if (!(error instanceof Unreachable)) throw error
+    return exit(2, '', `petstore-sandbox verify: cannot reach ${meta.server}: ${error.message}`)
   }
   const paint = paintFor(process.stdout)
   const styles = { same: 'green', drift: 'red', note: 'yellow', skipped: 'gray' } as const
-  console.log(
+  const out =
     options.json === true
       ? reportJson(report, meta)
-      : reportTable(report, meta, (kind, text) => paint(styles[kind], text)),
-  )
+      : reportTable(report, meta, (kind, text) => paint(styles[kind], text))
+  const errors: string[] = [...report.hints.map((hint) => `petstore-sandbox verify: ${hint}`)]
+  let code = exitCodeOf(report, meta.strict)
   if (options.junit !== undefined) {
     try {
       await writeFile(options.junit, reportJunit(report, meta))
     } catch (error) {
-      console.error(
+      errors.push(
         `petstore-sandbox verify: cannot write ${options.junit}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       )
-      process.exit(2)
+      code = 2
     }
   }
-  if (report.stopped !== undefined) {
-    console.error(`petstore-sandbox verify: ${meta.server}: ${report.stopped}`)
-    process.exit(2)
-  }
-  if (options.json === true) console.error(summaryLine(report, meta))
-  process.exit(exitCodeOf(report, meta.strict))
+  if (report.stopped !== undefined) errors.push(`petstore-sandbox verify: ${meta.server}: ${report.stopped}`)
+  else if (options.json === true) errors.push(summaryLine(report, meta))
+  return exit(code, out, errors.join('\n'))
 }
 
-function usage(message: string): never {
-  console.error(`petstore-sandbox verify: ${message} (run petstore-sandbox verify --help for usage)`)
-  process.exit(2)
+/**
+ * Writes what is left and exits once both pipes have taken it: process.exit() right after a
+ * write to a pipe would cut a long report at the pipe's 64 KiB.
+ */
+async function exit(code: number, out = '', err = ''): Promise<never> {
+  const write = (stream: NodeJS.WriteStream, text: string) =>
+    new Promise<void>((resolve) => {
+      if (text === '') resolve()
+      else
+        stream.write(`${text}\n`, () => {
+          resolve()
+        })
+    })
+  await Promise.all([write(process.stdout, out), write(process.stderr, err)])
+  process.exit(code)
 }
 
-/** The base URL: http or https, no query or fragment. Its path is the base every case's path goes under. */
+/** The base URL: http or https, no credentials, query or fragment. Never quoted back: it may hold a secret. */
 function apiUrl(text: string): URL {
   let url: URL
   try {
     url = new URL(text)
   } catch {
-    throw new Error(`${JSON.stringify(text)} is not a URL; give the API's base URL, e.g. http://127.0.0.1:3210/v1`)
+    throw new Error("<api-url> is not a URL; give the API's base URL, e.g. http://127.0.0.1:3210/v1")
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`${text} is not an http or https URL`)
-  }
-  if (url.search !== '' || url.hash !== '') throw new Error(`${text} must not have a query or a fragment`)
   if (url.username !== '' || url.password !== '') {
-    // Said without the URL: it holds a credential.
     throw new Error(
-      'the URL must not carry credentials (user:password@); give the key with --api-key or PETSTORE_VERIFY_KEY',
+      '<api-url> must not carry credentials (user:password@); give the key with --api-key or PETSTORE_VERIFY_KEY',
     )
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`<api-url> must be an http or https URL, not ${url.protocol.replace(/:$/, '')}`)
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new Error('<api-url> must not have a query or a fragment (a key goes in --api-key or PETSTORE_VERIFY_KEY)')
+  }
   return url
+}
+
+/** A key goes into a header: visible ASCII only, so it cannot break the request (and is never quoted). */
+function checkKey(key: string): void {
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new Error('the API key must be one or more visible ASCII characters, without spaces')
+  }
 }
 
 function milliseconds(text: string): number {
@@ -167,6 +195,7 @@ function milliseconds(text: string): number {
 
 /** The live server, over node:http(s), each target sent exactly as the row has it. */
 function serverSide(url: URL, timeoutMs: number): Side {
+  const guarded = guardedExchanges()
   return {
     base: url.pathname.replace(/\/$/, ''),
     send: (method, target, headers, body) =>
@@ -186,13 +215,29 @@ function serverSide(url: URL, timeoutMs: number): Side {
   }
 }
 
-/** One exchange; a server that cannot be reached at all is Unreachable, any other failure a row's "no answer". */
-async function guarded(sent: Parameters<typeof exchange>[0]): Promise<PlainAnswer> {
-  try {
-    return await exchange(sent)
-  } catch (error) {
-    if (error instanceof ExchangeFailure && error.kind === 'connect') throw new Unreachable(error.message)
-    throw error
+/** Timeouts in a row after which a server counts as gone: waiting out every row would take minutes. */
+const TIMEOUTS_IN_A_ROW = 3
+
+/**
+ * Exchanges with one server. One that cannot be reached at all, or that answers nothing several
+ * times in a row, is Unreachable (the run stops); any other failure is one row's "no answer".
+ */
+function guardedExchanges(): (sent: Parameters<typeof exchange>[0]) => Promise<PlainAnswer> {
+  let timeouts = 0
+  return async (sent) => {
+    try {
+      const answer = await exchange(sent)
+      timeouts = 0
+      return answer
+    } catch (error) {
+      if (!(error instanceof ExchangeFailure)) throw error
+      if (error.kind === 'timeout') timeouts++
+      if (error.kind === 'connect') throw new Unreachable(error.message)
+      if (timeouts >= TIMEOUTS_IN_A_ROW) {
+        throw new Unreachable(`${error.message}, ${TIMEOUTS_IN_A_ROW} times in a row`)
+      }
+      throw error
+    }
   }
 }
 

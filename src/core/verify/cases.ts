@@ -51,7 +51,10 @@ export interface Case {
   readonly topic?: SilentTopic
   /** The pet operation the request reaches, when it reaches one: its answer is held to the document's. */
   readonly operation?: OperationId
-  /** The request creates data where it is not refused: verify sends it only with --writes. */
+  /**
+   * The request could change data on a server that does not refuse it (a create, a method the
+   * sandbox refuses with a key that works): verify sends it only with --writes.
+   */
   readonly writes?: boolean
   readonly method: string
   /** Under the base URL, as sent. */
@@ -170,14 +173,23 @@ function unauthorizedRows(): Case[] {
     ['getPet', 'GET', '/pets/{petId}'],
   ]
   return operations.flatMap(([operation, method, path]): Case[] => {
-    const row = (name: string, authorization: ((key: string) => string) | undefined, mentions: string): Case => ({
+    const row = (
+      name: string,
+      authorization: ((key: string) => string) | undefined,
+      mentions: string,
+      choice = false,
+    ): Case => ({
       name: `${method} ${path} ${name}`,
-      source: 'interface',
+      ...(choice
+        ? { source: 'choice' as const, topic: 'Authentication details' as const }
+        : { source: 'interface' as const }),
       operation,
       method,
       path,
       ...(authorization !== undefined && { authorization }),
-      ...(method === 'POST' && { headers: JSON_BODY, body: '{"name":"Rex","categoryId":1}' }),
+      // A server that takes the key in any case would take this one: its body is refused anyway,
+      // so the row creates nothing. The rows without a usable key send a pet the interface refuses.
+      ...(method === 'POST' && { headers: JSON_BODY, body: choice ? '{}' : '{"name":"Rex","categoryId":1}' }),
       status: 401,
       code: 'unauthorized',
       mentions,
@@ -191,7 +203,13 @@ function unauthorizedRows(): Case[] {
       row('with the Basic scheme answers 401', () => `Basic ${btoa('user:pass')}`, 'Bearer'),
       row('with an empty key answers 401', () => 'Bearer ', 'API key is empty'),
       row('with an unknown key answers 401', () => 'Bearer not-a-key', 'API key is not valid'),
-      row('with the key in another case answers 401', (key) => `Bearer ${otherCase(key)}`, 'API key is not valid'),
+      // The interface does not say whether keys match in any case: the sandbox's are exact.
+      row(
+        'with the key in another case answers 401',
+        (key) => `Bearer ${otherCase(key)}`,
+        'API key is not valid',
+        true,
+      ),
     ]
   })
 }
@@ -486,11 +504,13 @@ export const cases: readonly Case[] = [
 
   // The rest of the base URL
   {
-    name: 'DELETE /pets/{petId} answers 405 with Allow',
+    name: 'DELETE /pets/{missingId} answers 405 with Allow',
     source: 'choice',
     topic: 'Unknown paths, other methods, orders and labelled endpoints',
+    // A server with a DELETE would delete: sent only with --writes, and never to a pet it has.
+    writes: true,
     method: 'DELETE',
-    path: '/pets/{petId}',
+    path: '/pets/{missingId}',
     authorization: bearer,
     status: 405,
     code: 'method_not_allowed',
@@ -501,6 +521,7 @@ export const cases: readonly Case[] = [
     name: 'PUT /pets answers 405 with Allow',
     source: 'choice',
     topic: 'Unknown paths, other methods, orders and labelled endpoints',
+    writes: true,
     method: 'PUT',
     path: '/pets',
     authorization: bearer,
@@ -517,6 +538,7 @@ export const cases: readonly Case[] = [
       name: `${request} answers 501`,
       source: 'choice',
       topic: 'Unknown paths, other methods, orders and labelled endpoints',
+      ...(method !== 'GET' && { writes: true }),
       method,
       path,
       authorization: bearer,
@@ -529,6 +551,7 @@ export const cases: readonly Case[] = [
     name: 'POST /store/orders answers 405 with Allow',
     source: 'choice',
     topic: 'Unknown paths, other methods, orders and labelled endpoints',
+    writes: true,
     method: 'POST',
     path: '/store/orders',
     authorization: bearer,

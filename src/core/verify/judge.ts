@@ -10,6 +10,15 @@
 import { HEADER_RULES, type Case, type CaseSource, type SilentTopic } from './cases.js'
 import { contractViolations, errorViolations, type PlainAnswer } from './conformance.js'
 
+/**
+ * A side's `send` throws this when the server cannot be reached (nothing listens, no such name, or
+ * no answer several times in a row): before the first row there is nothing to compare; later,
+ * the server went away.
+ */
+export class Unreachable extends Error {
+  override readonly name = 'Unreachable'
+}
+
 export interface Finding {
   readonly source: CaseSource
   readonly topic?: SilentTopic
@@ -57,8 +66,9 @@ export async function judge(
   const findings: Finding[] = (
     row.operation === undefined ? errorViolations(answer) : contractViolations(row.operation, answer)
   ).map((message) => ({ source: 'interface', message }))
-  if (findings.length > 0 || answer.status < 200 || answer.status >= 300) return findings
-  const body: unknown = JSON.parse(answer.body)
+  if (findings.length > 0 || answer.status < 200 || answer.status >= 300 || row.expect === undefined) return findings
+  // The document's shapes held (contractViolations parsed it): the body is JSON.
+  const body = parseJson(answer.body)
   if (row.expect === 'list') findings.push(...(await judgeList(row, body as Pet[], side, headers)))
   if (row.expect === 'pet') {
     const asked = Number(/\/pets\/([^/?]+)/.exec(row.path)?.[1] ?? Number.NaN)
@@ -98,8 +108,8 @@ async function judgeList(
     })
   }
   if (row.sameListAs !== undefined) {
-    const other = await side.send('GET', `${side.base}${row.sameListAs}`, headers)
-    const otherPets = other.status === 200 ? parseList(other.body) : undefined
+    const other = await follow(row, side, `${side.base}${row.sameListAs}`, headers, findings)
+    const otherPets = other?.status === 200 ? parseList(other.body) : undefined
     if (otherPets !== undefined) {
       const otherIds = otherPets.map((pet) => pet.id)
       if (!samePages(ids, limit, otherIds, limitOf(row.sameListAs))) {
@@ -121,7 +131,7 @@ async function judgeCreated(
   headers: Readonly<Record<string, string>>,
 ): Promise<Finding[]> {
   const findings: Finding[] = []
-  const sent = JSON.parse(row.body ?? '{}') as Record<string, unknown>
+  const sent = (parseJson(row.body ?? '{}') ?? {}) as Record<string, unknown>
   for (const field of ['name', 'categoryId', 'status'] as const) {
     if (sent[field] === undefined) continue
     if (pet[field] !== sent[field]) {
@@ -137,21 +147,23 @@ async function judgeCreated(
   }
   const own = `${side.base}/pets/${pet.id}`
   const location = answer.headers.location
-  if (location === undefined || new URL(location, `http://server${side.base}/pets`).pathname !== own) {
+  if (location === undefined || pathOf(location, `${side.base}/pets`) !== own) {
     findings.push({
       source: 'choice',
       topic: 'Location of a created pet',
       message: location === undefined ? 'no Location header' : `Location ${location} is not ${own}`,
     })
   }
-  const again = await side.send('GET', own, headers)
-  if (again.status !== 200 || again.body.trim() === '' || !sameFields(JSON.parse(again.body) as Pet, pet)) {
+  const again = await follow(row, side, own, headers, findings)
+  const read: unknown = again?.status === 200 ? parseJson(again.body) : undefined
+  if (again !== undefined && (typeof read !== 'object' || read === null || !sameFields(read as Pet, pet))) {
     findings.push(ofRow(row, `GET ${row.path}/${pet.id} answered ${again.status} without the pet created`))
   }
   const filter = typeof sent.status === 'string' ? `&status=${sent.status}` : ''
-  const listed = await side.send('GET', `${side.base}/pets?limit=100${filter}`, headers)
-  if (listed.status === 200) {
-    const ids = (JSON.parse(listed.body) as Pet[]).map((each) => each.id)
+  const listed = await follow(row, side, `${side.base}/pets?limit=100${filter}`, headers, findings)
+  const list = listed?.status === 200 ? parseList(listed.body) : undefined
+  if (list !== undefined) {
+    const ids = list.map((each) => each.id)
     if (ids.length < 100 && !ids.includes(pet.id)) {
       findings.push(ofRow(row, `GET /pets?limit=100${filter} does not list pet ${pet.id}`))
     } else if (ids.length < 100 && ids.at(-1) !== pet.id) {
@@ -165,6 +177,44 @@ async function judgeCreated(
 function limitOf(path: string): number {
   const text = new URLSearchParams(path.split('?')[1] ?? '').get('limit') ?? ''
   return /^[0-9]+$/.test(text) && Number(text) >= 1 && Number(text) <= 100 ? Number(text) : 20
+}
+
+/**
+ * A rule's own request (a second page, a read-back). A server that answers nothing is a finding of
+ * the row; one that cannot be reached any more ends the run.
+ */
+async function follow(
+  row: Case,
+  side: Side,
+  target: string,
+  headers: Readonly<Record<string, string>>,
+  findings: Finding[],
+): Promise<PlainAnswer | undefined> {
+  try {
+    return await side.send('GET', target, headers)
+  } catch (error) {
+    if (error instanceof Unreachable) throw error
+    findings.push(ofRow(row, `no answer to GET ${target}: ${(error as Error).message}`))
+    return undefined
+  }
+}
+
+/** JSON text's value, or undefined when it is not JSON: a server's body is never trusted to parse. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+/** A URI reference's path, resolved against a path; undefined when it is no URI reference. */
+function pathOf(reference: string, against: string): string | undefined {
+  try {
+    return new URL(reference, `http://server${against}`).pathname
+  } catch {
+    return undefined
+  }
 }
 
 /** A JSON array, or undefined when the body is none. */
@@ -251,8 +301,9 @@ function normalise(name: string, value: string, base: string): string {
       .join(', ')
   }
   if (name === 'link') {
-    return value.replace(/<([^>]*)>/g, (_, target: string) => {
-      const path = new URL(target, `http://server${base}/`).pathname
+    return value.replace(/<([^>]*)>/g, (whole, target: string) => {
+      const path = pathOf(target, `${base}/`)
+      if (path === undefined) return whole
       return `<{base}${path.startsWith(base) ? path.slice(base.length) : path}>`
     })
   }

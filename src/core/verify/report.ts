@@ -31,16 +31,12 @@ export function reportTable(
   meta: ReportMeta,
   paint: (style: Kind, text: string) => string,
 ): string {
-  const width = (pick: (result: CaseResult) => string) =>
-    Math.max(...report.results.map((result) => pick(result).length))
-  const sandboxWidth = Math.max(
-    width((result) => result.sandbox ?? '-'),
-    'sandbox'.length,
-  )
-  const serverWidth = Math.max(
-    width((result) => result.server ?? '-'),
-    'server'.length,
-  )
+  const sandboxOf = (result: CaseResult) => cell(result.sandbox ?? '-', CELL)
+  const serverOf = (result: CaseResult) => cell(result.server ?? '-', CELL)
+  const width = (pick: (result: CaseResult) => string, title: string) =>
+    Math.max(title.length, ...report.results.map((result) => pick(result).length))
+  const sandboxWidth = width(sandboxOf, 'sandbox')
+  const serverWidth = width(serverOf, 'server')
   const lines = [
     `${'kind'.padEnd(6)} ${'source'.padEnd(10)} ${'sandbox'.padEnd(sandboxWidth)}  ${'server'.padEnd(serverWidth)}  case`,
   ]
@@ -48,15 +44,30 @@ export function reportTable(
     const mark = paint(result.kind, MARKS[result.kind].padEnd(6))
     const name = result.reason === undefined ? result.case.name : `${result.case.name} (${result.reason})`
     lines.push(
-      `${mark} ${result.case.source.padEnd(10)} ${(result.sandbox ?? '-').padEnd(sandboxWidth)}  ${(result.server ?? '-').padEnd(serverWidth)}  ${name}`,
+      `${mark} ${result.case.source.padEnd(10)} ${sandboxOf(result).padEnd(sandboxWidth)}  ${serverOf(result).padEnd(serverWidth)}  ${name}`,
     )
     for (const finding of result.findings) {
       const label = finding.source === 'interface' ? 'drift' : `note (${finding.topic ?? 'choice'})`
-      lines.push(`         ${paint(finding.source === 'interface' ? 'drift' : 'note', label)}: ${finding.message}`)
+      lines.push(
+        `         ${paint(finding.source === 'interface' ? 'drift' : 'note', label)}: ${cell(finding.message, LINE)}`,
+      )
     }
   }
   lines.push('', summaryLine(report, meta))
   return lines.join('\n')
+}
+
+/** The longest a table cell and a finding's line may be: a server's code or header can be any length. */
+const CELL = 40
+const LINE = 300
+
+/**
+ * Text a server sent (an error code, a header) as the terminal may show it: no control
+ * characters (an escape sequence could rewrite the screen), and cut at `max`.
+ */
+function cell(text: string, max: number): string {
+  const clean = text.replace(/\p{Cc}/gu, ' ')
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean
 }
 
 /** The one-line summary: counts, and what the exit code means. */
@@ -88,6 +99,8 @@ export interface JsonReport {
   readonly exitCode: 0 | 1 | 2
   /** Why the run stopped early, when it did. */
   readonly stopped?: string
+  /** What the first request suggests is wrong with the command (the key, the base URL). */
+  readonly hints: readonly string[]
   readonly counts: Readonly<Record<Kind, number>>
   readonly cases: readonly {
     readonly name: string
@@ -114,6 +127,7 @@ export function reportJson(report: VerifyReport, meta: ReportMeta): string {
     writes: meta.writes,
     exitCode: exitCodeOf(report, meta.strict),
     ...(report.stopped !== undefined && { stopped: report.stopped }),
+    hints: report.hints,
     counts: report.counts,
     cases: report.results.map((result) => ({
       name: result.case.name,

@@ -8,7 +8,7 @@
  */
 import { cases as allCases, type Case } from './cases.js'
 import { unlistedStatus, type PlainAnswer } from './conformance.js'
-import { codeOf, differences, judge, type Context, type Finding, type Pet, type Side } from './judge.js'
+import { codeOf, differences, judge, Unreachable, type Context, type Finding, type Pet, type Side } from './judge.js'
 
 export type Kind = 'same' | 'drift' | 'note' | 'skipped'
 
@@ -30,6 +30,8 @@ export interface VerifyReport {
   readonly counts: Readonly<Record<Kind, number>>
   /** Why the run stopped before its last row: the server could no longer be reached. */
   readonly stopped?: string
+  /** What the first request suggests is wrong with the command itself: the key, the base URL. */
+  readonly hints: readonly string[]
 }
 
 export interface VerifyRun {
@@ -45,25 +47,19 @@ export interface VerifyRun {
   readonly onResult?: (result: CaseResult) => void
 }
 
-/**
- * A side's `send` throws this when the server cannot be reached (nothing listens, no such name):
- * before the first row there is nothing to compare; later, the server went away.
- */
-export class Unreachable extends Error {
-  override readonly name = 'Unreachable'
-}
-
 /** An id no store holds: the largest integer every JSON reader keeps exactly. */
 const MISSING_ID = String(Number.MAX_SAFE_INTEGER)
 
 export async function verify(run: VerifyRun): Promise<VerifyReport> {
   const sandboxContext = await discover(run.sandbox, run.sandboxKey)
-  let serverContext: Context
+  let serverContext: Context & { status: number }
   try {
     serverContext = await discover(run.server, run.serverKey)
   } catch (error) {
-    throw new Unreachable((error as Error).message)
+    if (error instanceof Unreachable) throw error
+    throw new Unreachable(`no answer to GET ${run.server.base}/pets?limit=1: ${(error as Error).message}`)
   }
+  const hints = hintsOf(serverContext.status, run.server.base)
   const results: CaseResult[] = []
   let stopped: string | undefined
   for (const row of run.cases ?? allCases) {
@@ -84,11 +80,11 @@ export async function verify(run: VerifyRun): Promise<VerifyReport> {
   }
   const counts = { same: 0, drift: 0, note: 0, skipped: 0 }
   for (const result of results) counts[result.kind]++
-  return { results, counts, ...(stopped !== undefined && { stopped }) }
+  return { results, counts, hints, ...(stopped !== undefined && { stopped }) }
 }
 
-/** A pet the side has (the first it lists), for the rows that read one. */
-async function discover(side: Side, key: string): Promise<Context> {
+/** A pet the side has (the first it lists), for the rows that read one, and the status of that first read. */
+async function discover(side: Side, key: string): Promise<Context & { status: number }> {
   const answer = await side.send('GET', `${side.base}/pets?limit=1`, { Authorization: `Bearer ${key}` })
   let petId: string | undefined
   try {
@@ -98,7 +94,22 @@ async function discover(side: Side, key: string): Promise<Context> {
   } catch {
     // No list to read a pet from: the rows that need one are skipped.
   }
-  return { petId, missingId: MISSING_ID }
+  return { petId, missingId: MISSING_ID, status: answer.status }
+}
+
+/** When the first read already fails, the likely cause is the command's: say so once, not in every row. */
+function hintsOf(status: number, base: string): string[] {
+  if (status === 401 || status === 403) {
+    return [
+      `the server answered ${status} to GET ${base}/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY`,
+    ]
+  }
+  if (status === 404) {
+    return [
+      `the server answered 404 to GET ${base}/pets?limit=1: give the API's base URL, with its version segment (e.g. https://staging.example.com/v1)`,
+    ]
+  }
+  return []
 }
 
 async function verifyRow(
