@@ -4,11 +4,14 @@
  * drifts from the contract, never answers, or answers too much), with the scenarios and delays in
  * front; the answers come back checked against the interface, counted in a header, recorded in the
  * journal and shown on the dashboard (Chromium); a failed upstream is a JSON 502 or 504. The
- * upstream's URL and key never show beyond its origin.
+ * upstream's URL and key never show beyond its origin. Forwarded requests are bounded: called off
+ * when their client leaves, at most upstreamRequests at once (which also ends a sandbox forwarding
+ * to itself through a proxy), their bodies relayed byte for byte and never with a content coding.
  */
-import { once } from 'node:events'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import { createServer as createNetServer, type Socket } from 'node:net'
+import { EventEmitter, once } from 'node:events'
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
+import { connect, createServer as createNetServer, type Socket } from 'node:net'
+import { gzipSync } from 'node:zlib'
 import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'
 import { readFileSync } from 'node:fs'
@@ -17,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandboxClient, SandboxClientError, type JournalEntry } from '../src/client.js'
 import type { Pet } from '../src/index.js'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server.js'
+import { LIMITS } from '../src/index.js'
 import { launchChromium } from './support/chromium.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
@@ -64,7 +68,12 @@ interface Seen {
 
 /** A node:http server of the test's own, answering by `answer`, and every request it saw. */
 async function upstreamServer(
-  answer: (request: Seen) => { status: number; type?: string; body: string },
+  answer: (request: Seen) => {
+    status: number
+    type?: string
+    body: string | Buffer
+    headers?: Record<string, string>
+  },
 ): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = []
   const server: Server = createServer((request, response) => {
@@ -73,8 +82,13 @@ async function upstreamServer(
     request.on('end', () => {
       const got = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body }
       seen.push(got)
-      const { status, type = 'application/json', body: text } = answer(got)
-      response.writeHead(status, { 'Content-Type': type, 'Set-Cookie': 'upstream=1', 'X-Upstream-Only': 'yes' })
+      const { status, type = 'application/json', body: text, headers = {} } = answer(got)
+      response.writeHead(status, {
+        'Content-Type': type,
+        'Set-Cookie': 'upstream=1',
+        'X-Upstream-Only': 'yes',
+        ...headers,
+      })
       response.end(text)
     })
   })
@@ -86,6 +100,51 @@ async function upstreamServer(
     await once(server, 'close')
   })
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
+}
+
+/**
+ * An upstream that answers nothing until `release()`: each request waits in `held`. `arrivals(n)`
+ * resolves once n requests came; `closed()` once a connection to it closes.
+ */
+async function holdingUpstream() {
+  const events = new EventEmitter()
+  const held: ServerResponse[] = []
+  const server = createServer((request, response) => {
+    request.resume()
+    request.socket.once('close', () => events.emit('closed'))
+    held.push(response)
+    events.emit('request')
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  closers.push(async () => {
+    server.closeAllConnections()
+    server.close()
+    await once(server, 'close')
+  })
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    async arrivals(count: number) {
+      while (held.length < count) await once(events, 'request')
+    },
+    closed: () => once(events, 'closed'),
+    release() {
+      for (const response of held.splice(0)) {
+        response.writeHead(200, { 'Content-Type': 'application/json' })
+        response.end('[]')
+      }
+    },
+  }
+}
+
+/** What health says of the upstreamRequests budget now. */
+async function upstreamRequests(server: RunningServer): Promise<{ budget: number; used: number | null }> {
+  const health = (await (await fetch(`${server.url}/__sandbox/health`)).json()) as {
+    limits: { upstreamRequests: { budget: number; used: number | null } }
+  }
+  const { budget, used } = health.limits.upstreamRequests
+  return { budget, used }
 }
 
 describe('sandbox B forwarding listPets to sandbox A', () => {
@@ -185,6 +244,26 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
       .catch((reason: unknown) => reason)
     expect(error).toBeInstanceOf(SandboxClientError)
     expect((error as SandboxClientError).status).toBe(400)
+    expect((await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward).toEqual(['listPets'])
+  })
+
+  it('names each unknown name once, ten at most, then how many more', async () => {
+    const unknown = Array.from({ length: 14 }, (_, index) => `nope${index}`)
+    // Each twice, and a known one among them: 14 unknown names, not 28.
+    const refused = await putForwarding(b, JSON.stringify({ forward: ['listPets', ...unknown, ...unknown] }))
+    expect(refused.status).toBe(400)
+    const { message } = (await refused.json()) as { message: string }
+    const named = unknown
+      .slice(0, 10)
+      .map((name) => `"${name}"`)
+      .join(', ')
+    expect(message).toBe(
+      `forward names ${named} and 4 more, which are not operations; the operations are listPets, createPet, getPet`,
+    )
+    const repeated = await putForwarding(b, '{"forward":["nope","nope","nope"]}')
+    expect(((await repeated.json()) as { message: string }).message).toMatch(
+      /^forward names "nope", which is not an operation;/,
+    )
     expect((await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward).toEqual(['listPets'])
   })
 
@@ -305,7 +384,7 @@ describe('an upstream that drifts from the contract', () => {
 
     const created = await fetch(`${b.apiUrl}/pets`, {
       method: 'POST',
-      headers: { ...auth(B_KEY), ...JSON_TYPE, Prefer: 'return=minimal', Cookie: 'mine=1' },
+      headers: { ...auth(B_KEY), ...JSON_TYPE, Prefer: 'return=minimal', Cookie: 'mine=1', Via: '1.0 fred' },
       body: '{"name":"Sent on","categoryId":2}',
     })
     expect(created.status).toBe(400)
@@ -332,6 +411,9 @@ describe('an upstream that drifts from the contract', () => {
     expect(sent?.headers.cookie).toBeUndefined()
     expect(sent?.headers.authorization).toBe(`Bearer ${B_KEY}`)
     expect(sent?.headers['content-type']).toBe('application/json')
+    // An intermediary says so (RFC 9110 section 7.6.3), after the client's own entries.
+    expect(sent?.headers.via).toBe('1.0 fred, 1.1 petstore-sandbox')
+    expect(drifted.seen[0]?.headers.via).toBe('1.1 petstore-sandbox')
   })
 
   it('marks a forwarded request and its violations in the JSON access log, without the URL', async () => {
@@ -375,6 +457,22 @@ describe('an upstream that drifts from the contract', () => {
     expect((await fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY) })).status).toBe(200)
     await expect.poll(() => rows.count(), LIVE).toBe(4)
     expect(await rows.first().innerText()).toMatch(/GET\s+\/v1\/pets[\s\S]*→ upstream[\s\S]*2 contract violations/)
+
+    // The Traffic panel says it too: how many went upstream, how many broke the contract, and the
+    // latest violations, newest first (the live listPets's two, then createPet's).
+    const traffic = page.locator('#traffic-panel')
+    await expect
+      .poll(() => traffic.locator('#forwarded-summary').innerText(), LIVE)
+      .toBe('Forwarded to the upstream: 4 requests, 4 with contract violations.')
+    const shown = await traffic.locator('#forwarded-violations li').allInnerTexts()
+    const newestFirst = (await journal(b)).toSorted((x, y) => y.id - x.id)
+    expect(shown).toEqual(
+      newestFirst
+        .flatMap((entry) => entry.violations.map((violation) => `${entry.operation} ${entry.status}: ${violation}`))
+        .slice(0, 5),
+    )
+    expect(shown[0]).toMatch(/^listPets 200: /)
+    expect(await traffic.innerText()).toContain('createPet 400: ')
 
     // One box per operation, each as the server has it; unchecking one asks the server.
     const forwarding = page.getByRole('group', { name: 'Sent to the upstream' })
@@ -515,6 +613,179 @@ describe('a failed upstream', () => {
   })
 })
 
+describe('forwarded requests are bounded', () => {
+  it('calls the exchange off when the client goes away, and gives its place back', async () => {
+    const upstream = await holdingUpstream()
+    const lines: string[] = []
+    // No timeout can end the exchange during the test: only the client leaving can.
+    const b = await sandbox({
+      upstream: upstream.url,
+      forward: ['listPets'],
+      limits: { upstreamTimeoutMs: 600_000 },
+      log: (line) => lines.push(line),
+    })
+    const client = new AbortController()
+    const asked = fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY), signal: client.signal }).catch(
+      (error: unknown) => error,
+    )
+    await upstream.arrivals(1)
+    expect(await upstreamRequests(b)).toEqual({ budget: 64, used: 1 })
+    const closed = upstream.closed()
+    client.abort()
+    expect(await asked).toMatchObject({ name: 'AbortError' })
+    // The sandbox closed its connection to the upstream: the exchange ended with its client.
+    await closed
+    expect(await upstreamRequests(b)).toEqual({ budget: 64, used: 0 })
+    await expect.poll(() => lines.length, LIVE).toBe(1)
+    expect(lines[0]).toMatch(
+      /^GET \/v1\/pets cut \(the connection closed before the answer went out\) [\d.]+ ms → upstream$/,
+    )
+    // The journal keeps it, as it keeps a body cut short: went upstream, no answer for anyone.
+    expect((await journal(b)).map((entry) => [entry.status, entry.forwarded, entry.violations])).toEqual([
+      [400, true, []],
+    ])
+    expect(upstream.held[0]?.destroyed).toBe(true)
+  })
+
+  it('sends nothing for a client that left during its delay', async () => {
+    const counted = await upstreamServer(() => ({ status: 200, body: '[]' }))
+    const b = await sandbox({ upstream: counted.url, forward: ['listPets'] })
+    await createSandboxClient({ baseUrl: b.url }).scenarios.add({ operation: 'listPets', delayMs: 500, times: 1 })
+    const client = new AbortController()
+    const asked = fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY), signal: client.signal }).catch(
+      (error: unknown) => error,
+    )
+    await expect.poll(() => b.inFlight(), LIVE).toBe(1)
+    client.abort()
+    expect(await asked).toMatchObject({ name: 'AbortError' })
+    // Once the delay is out, the request is journaled as called off, and the upstream saw nothing.
+    await expect.poll(async () => (await journal(b)).length, LIVE).toBe(1)
+    expect((await journal(b)).map((entry) => [entry.status, entry.forwarded])).toEqual([[400, false]])
+    expect(counted.seen).toHaveLength(0)
+  })
+
+  it('holds at most upstreamRequests exchanges at once: the next is a 503 with Retry-After, not sent', async () => {
+    const upstream = await holdingUpstream()
+    const b = await sandbox({ upstream: upstream.url, forward: ['listPets'], limits: { upstreamRequests: 2 } })
+    const waiting = [1, 2].map(() => fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY) }))
+    await upstream.arrivals(2)
+    expect(await upstreamRequests(b)).toEqual({ budget: 2, used: 2 })
+    const refused = await fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY) })
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(refused.headers.get(VIOLATIONS)).toBeNull()
+    expect(await refused.json()).toEqual({
+      code: 'service_unavailable',
+      message:
+        'The sandbox waits on at most 2 forwarded requests at once (the upstreamRequests limit); try again in a moment',
+      status: 503,
+    })
+    expect(upstream.held).toHaveLength(2)
+    upstream.release()
+    for (const answer of await Promise.all(waiting)) expect(answer.status).toBe(200)
+    expect(await upstreamRequests(b)).toEqual({ budget: 2, used: 0 })
+    expect((await journal(b)).map((entry) => [entry.status, entry.forwarded])).toEqual([
+      [503, false],
+      [200, true],
+      [200, true],
+    ])
+  })
+
+  it('ends a sandbox forwarding to itself at upstreamRequests turns, with a JSON 503, and keeps answering', async () => {
+    // A TCP proxy of the test's own: B's upstream is the proxy, and the proxy is B.
+    let port = 0
+    const sockets: Socket[] = []
+    const proxy = createNetServer((socket) => {
+      const onward = connect(port, '127.0.0.1')
+      sockets.push(socket, onward)
+      for (const [one, other] of [
+        [socket, onward],
+        [onward, socket],
+      ] as const) {
+        one.on('error', () => undefined)
+        one.on('close', () => other.destroy())
+      }
+      socket.pipe(onward).pipe(socket)
+    })
+    proxy.listen(0, '127.0.0.1')
+    await once(proxy, 'listening')
+    closers.push(async () => {
+      for (const socket of sockets) socket.destroy()
+      proxy.close()
+      await once(proxy, 'close')
+    })
+    const b = await sandbox({
+      upstream: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`,
+      forward: 'all',
+    })
+    port = Number(new URL(b.url).port)
+
+    const started = performance.now()
+    const answer = await fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY) })
+    const took = performance.now() - started
+    expect(answer.status).toBe(503)
+    expect(await answer.json()).toMatchObject({ code: 'service_unavailable', status: 503 })
+    // Each turn relays the one inside it, a status listPets does not list.
+    expect(answer.headers.get(VIOLATIONS)).toBe('1')
+
+    const entries = await journal(b)
+    const turns = entries.filter((entry) => entry.forwarded).length
+    expect(turns).toBe(LIMITS.upstreamRequests.value)
+    // The innermost request, refused unsent, carries every turn's Via entry.
+    const innermost = entries[0]
+    expect(innermost?.forwarded).toBe(false)
+    expect(String(innermost?.headers.via).split(', ')).toHaveLength(turns)
+    console.log(`a forwarding loop: ${turns} nested forwards, the client answered in ${took.toFixed(0)} ms`)
+
+    // Every place is given back, and the sandbox answers as before.
+    expect(await upstreamRequests(b)).toEqual({ budget: LIMITS.upstreamRequests.value, used: 0 })
+    await createSandboxClient({ baseUrl: b.url }).forwarding.set([])
+    const own = await fetch(`${b.apiUrl}/pets?limit=1`, { headers: auth(B_KEY) })
+    expect(own.status).toBe(200)
+    expect(await own.json()).toEqual([{ id: 1, name: 'Biscuit', categoryId: 1, status: 'available' }])
+  })
+})
+
+describe("the upstream's bodies", () => {
+  it('relays the bytes as they came, not their UTF-8 reading', async () => {
+    // Not UTF-8: decoded and encoded again, 0xff 0xfe would come back as two U+FFFD, 6 bytes.
+    const bytes = Buffer.from([0x49, 0x20, 0xff, 0xfe, 0x0a])
+    const raw = await upstreamServer(() => ({
+      status: 200,
+      type: 'application/octet-stream',
+      body: bytes,
+      headers: { 'Content-Encoding': 'identity' },
+    }))
+    const b = await sandbox({ upstream: raw.url, forward: ['getPet'] })
+    const answer = await fetch(`${b.apiUrl}/pets/1`, { headers: auth(B_KEY) })
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('content-length')).toBe('5')
+    expect(Buffer.from(await answer.arrayBuffer())).toEqual(bytes)
+    expect(answer.headers.get(VIOLATIONS)).toBe('1')
+  })
+
+  it('answers 502 to an answer with a content coding, which it asked not to get', async () => {
+    const zipped = await upstreamServer(() => ({
+      status: 200,
+      body: gzipSync('[{"id":1,"name":"Zipped","categoryId":1}]'),
+      headers: { 'Content-Encoding': 'gzip' },
+    }))
+    const b = await sandbox({ upstream: zipped.url, forward: ['listPets'] })
+    const answer = await fetch(`${b.apiUrl}/pets`, { headers: { ...auth(B_KEY), 'Accept-Encoding': 'gzip' } })
+    expect(answer.status).toBe(502)
+    expect(answer.headers.get(VIOLATIONS)).toBeNull()
+    expect(await answer.json()).toEqual({
+      code: 'bad_gateway',
+      message: `The upstream ${zipped.url} answered listPets with Content-Encoding gzip, though asked for identity`,
+      status: 502,
+    })
+    expect(zipped.seen[0]?.headers['accept-encoding']).toBe('identity')
+    expect((await journal(b)).map((entry) => [entry.status, entry.forwarded, entry.violations])).toEqual([
+      [502, true, []],
+    ])
+  })
+})
+
 describe('the CLI', () => {
   const running: Cli[] = []
   afterAll(async () => {
@@ -527,7 +798,7 @@ describe('the CLI', () => {
     [['--upstream-key', 'k'], 'error: --upstream-key needs --upstream <api-url>'],
     [
       ['--upstream', 'http://127.0.0.1:1', '--forward', 'listPets,fetchPets'],
-      'fetchPets is not an operation: use listPets, createPet, getPet, or all.',
+      'fetchPets is not an operation: use listPets, createPet, getPet, all or none.',
     ],
   ])('refuses %j with a usage error', async (args, message) => {
     const cli = spawnCli(['--port', '0', ...args])
@@ -570,6 +841,28 @@ describe('the CLI', () => {
     expect(recorded.seen[0]?.headers.authorization).toBe(`Bearer ${B_KEY}`)
     for (const secret of ['secret', 'user:', 'token=abc', '/v1?']) expect(cli.stdout(), secret).not.toContain(secret)
     expect(cli.stderr()).toBe('')
+  })
+
+  it('takes --forward none as nothing forwarded, with an upstream or without, and refuses none beside an operation', async () => {
+    const none = spawnCli(['--port', '0', '--upstream', 'https://staging.example.com/v1', '--forward', 'none'])
+    running.push(none)
+    await waitFor(none, /Press Ctrl-C to stop\./)
+    expect(none.stdout()).toMatch(/^Upstream: +https:\/\/staging\.example\.com, forwarding nothing yet /m)
+    // The default written out, in an env file say: no usage error, even without an upstream.
+    const fromEnv = spawnCli(['--port', '0', '-q'], { PETSTORE_FORWARD: 'none' })
+    running.push(fromEnv)
+    await waitFor(fromEnv, /Press Ctrl-C to stop\./)
+    expect(fromEnv.stdout()).not.toContain('Upstream:')
+    expect(fromEnv.stderr()).toBe('')
+    for (const args of [
+      ['--forward', 'none,listPets'],
+      ['--forward', 'none', '--forward', 'getPet'],
+      ['--forward', 'getPet', '--forward', 'none'],
+    ]) {
+      const mixed = spawnCli(['--port', '0', '--upstream', 'http://127.0.0.1:1', ...args])
+      expect(await mixed.exited, args.join(' ')).toBe(1)
+      expect(mixed.stderr()).toContain('none forwards nothing: give it alone, or name the operations without it.')
+    }
   })
 
   it('reads PETSTORE_UPSTREAM and says when nothing is forwarded yet', async () => {

@@ -230,6 +230,17 @@ export const LIMITS = {
     beyond: '502 `bad_gateway`',
     serverOnly: true,
   },
+  upstreamRequests: {
+    // Each holds a socket and up to upstreamBodyBytes: 64 MiB at most with the defaults. It also
+    // ends a forwarding loop (a sandbox that reaches itself): each turn holds one until the last is refused.
+    value: 64,
+    unit: 'count',
+    min: 1,
+    max: 10_000,
+    what: 'forwarded requests waiting for the upstream at once',
+    beyond: '503 `service_unavailable`, `Retry-After: 1`',
+    serverOnly: true,
+  },
   noticeWindowMs: {
     value: 10_000,
     unit: 'ms',

@@ -6,7 +6,8 @@
  *     API:   key -> 404 -> 405 -> tenant held -> body read (coding, budget) -> delay -> (refusal)
  *            -> scenarios, Prefer, failure rate -> body parsed -> operation -> tenant released -> journal
  *            (forwarded: key, or none without an upstream key -> body read -> delay -> scenarios, Prefer,
- *            failure rate -> the upstream, its answer checked against the contract -> journal; no tenant)
+ *            failure rate -> client still there -> upstreamRequests held -> the upstream, called off if
+ *            the client leaves, its answer checked against the contract -> journal; no tenant)
  *     admin: (server: Origin) -> 404 -> 405 -> key if sent -> body read -> body parsed -> operation
  *     site:  404 -> 405 -> operation
  *   -> (server: CORS, for allowed origins)
@@ -51,7 +52,7 @@ import type { SandboxState } from './admin/state.js'
 import type { TenantStore } from './api/store.js'
 import { ADMIN_PATH } from './http/mounts.js'
 import { parseTarget, targetTooLong, type Target } from './http/target.js'
-import { relayed, upstreamFailed, upstreamRequest, type Upstream } from './upstream.js'
+import { relayed, upstreamBusy, upstreamFailed, UpstreamFailure, upstreamRequest, type Upstream } from './upstream.js'
 import type { PlainAnswer } from './verify/conformance.js'
 
 interface Pipeline {
@@ -433,14 +434,22 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     const rest = target.path.slice(state.basePath.length)
     const sent = upstreamRequest(request, target.query === '' ? rest : `${rest}?${target.query}`, body, to, limits)
+    // Gone during a delay or a scenario's wait: nothing is sent for no one.
+    if (request.signal?.aborted === true) throw upstreamFailed(CALLED_OFF, id, to.label, limits)
+    // Held until the exchange ends, answered or not: each holds a socket and up to upstreamBodyBytes.
+    const { exchanges } = state.forwarding
+    if (exchanges.waiting >= limits.upstreamRequests) throw upstreamBusy(limits)
+    exchanges.waiting++
     call.sent = true
     let answer: PlainAnswer
     try {
       answer = await to.send(sent)
     } catch (error) {
       throw upstreamFailed(error, id, to.label, limits)
+    } finally {
+      exchanges.waiting--
     }
-    const { response, violations } = relayed(id, answer)
+    const { response, violations } = relayed(id, answer, to.label)
     call.violations = violations
     return response
   }
@@ -741,6 +750,9 @@ function journalOperation(operation: Operation | undefined): OperationId | null 
 const NONE_APPLIED: readonly string[] = Object.freeze([])
 /** No contract violations: shared by every entry that has none. */
 const NO_VIOLATIONS: readonly string[] = Object.freeze([])
+
+/** A forward whose client left before it was sent: answered as one called off mid-exchange. */
+const CALLED_OFF = new UpstreamFailure('aborted', 'the client left before the request was sent')
 
 /** A forwarded body as the journal keeps it: parsed when it is JSON, else its text. */
 function journalBody(bytes: Uint8Array): unknown {

@@ -5,7 +5,8 @@
  * the client's headers, so nothing meant for the sandbox (Prefer, cookies, its own Host) leaks
  * upstream; the answer comes back with an allow-list of the upstream's headers, so hop-by-hop
  * headers and cookies stay there, plus the count of the ways it breaks the interface document.
- * A failed exchange becomes the sandbox's own JSON Error: 502, or 504 past the time budget.
+ * A failed exchange becomes the sandbox's own JSON Error: 502, or 504 past the time budget; the
+ * number of exchanges waiting at once is the pipeline's to bound (upstreamRequests).
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
@@ -31,9 +32,15 @@ export interface UpstreamRequest {
   readonly timeoutMs: number
   /** The answer's body beyond this fails the exchange: the upstreamBodyBytes budget. */
   readonly maxBytes: number
+  /**
+   * Aborted when the client goes away: the exchange is called off (an `aborted` failure), so a
+   * forwarded request never outlives the one who asked for it.
+   */
+  readonly signal?: AbortSignal
 }
 
-export type UpstreamFailureKind = 'connect' | 'timeout' | 'too_large' | 'protocol'
+/** `aborted`: the request's signal called the exchange off (its client went away). */
+export type UpstreamFailureKind = 'connect' | 'timeout' | 'too_large' | 'protocol' | 'aborted'
 
 /**
  * What `Upstream.send` throws when no answer came: the host translates its transport's errors
@@ -65,6 +72,12 @@ export interface Upstream {
 /** Request headers passed on as the client sent them. Never Host, Cookie or Prefer. */
 const PASSED_ON = ['content-type', 'accept', 'accept-language', 'user-agent'] as const
 
+/**
+ * What the sandbox adds to Via as an intermediary (RFC 9110 section 7.6.3): the protocol it
+ * received and a pseudonym, never its host, which may be private.
+ */
+export const VIA = '1.1 petstore-sandbox'
+
 /** Answer headers passed back, by lower-case name, as the sandbox writes them. */
 const PASSED_BACK: Readonly<Record<string, string>> = {
   'content-type': 'Content-Type',
@@ -82,7 +95,10 @@ const PASSED_BACK: Readonly<Record<string, string>> = {
 
 /**
  * The request the upstream gets. HEAD goes as GET: the sandbox answers HEAD by running GET, and
- * the contract can only be checked on a body (the adapter sends none back for HEAD).
+ * the contract can only be checked on a body (the adapter sends none back for HEAD). Via carries
+ * the client's own entries and the sandbox's after them, so a chain of sandboxes can be read off
+ * the last one's request (a loop is bounded by upstreamRequests, not detected: two sandboxes in a
+ * row are a setup as legitimate as one).
  */
 export function upstreamRequest(
   request: CoreRequest,
@@ -97,6 +113,9 @@ export function upstreamRequest(
     const value = header(request.headers, name)
     if (value !== undefined) headers[name] = value
   }
+  const via = request.headers.via
+  const before = via === undefined ? [] : typeof via === 'string' ? [via] : via
+  headers.via = [...before, VIA].join(', ')
   const authorization = upstream.key === undefined ? header(request.headers, 'authorization') : `Bearer ${upstream.key}`
   if (authorization !== undefined) headers.authorization = authorization
   if (body !== null) headers['content-length'] = String(body.byteLength)
@@ -107,11 +126,28 @@ export function upstreamRequest(
     body,
     timeoutMs: limits.upstreamTimeoutMs,
     maxBytes: limits.upstreamBodyBytes,
+    ...(request.signal !== undefined && { signal: request.signal }),
   }
 }
 
-/** The upstream's answer as the client gets it, and the ways it breaks the contract. */
-export function relayed(operation: OperationId, answer: PlainAnswer): { response: CoreResponse; violations: string[] } {
+/**
+ * The upstream's answer as the client gets it, and the ways it breaks the contract. The body goes
+ * back byte for byte (the text is for the check). An answer with a content coding is refused with
+ * 502: it was asked for identity, its body cannot be checked as sent, and relayed without the
+ * Content-Encoding header (which is not passed back) it would reach the client as garbage.
+ */
+export function relayed(
+  operation: OperationId,
+  answer: PlainAnswer,
+  label: string,
+): { response: CoreResponse; violations: string[] } {
+  const coding = answer.headers['content-encoding']
+  if (coding !== undefined && contentCodings(coding).length > 0) {
+    throw new ApiError(
+      'bad_gateway',
+      `The upstream ${label} answered ${operation} with Content-Encoding ${coding.trim()}, though asked for identity`,
+    )
+  }
   const violations = contractViolations(operation, answer)
   const headers: Record<string, string> = {}
   for (const name in PASSED_BACK) {
@@ -119,7 +155,26 @@ export function relayed(operation: OperationId, answer: PlainAnswer): { response
     if (value !== undefined) headers[PASSED_BACK[name] as string] = value
   }
   headers[VIOLATIONS_HEADER] = String(violations.length)
-  return { response: { status: answer.status, headers, body: answer.body === '' ? null : answer.body }, violations }
+  const body = answer.bytes ?? answer.body
+  return { response: { status: answer.status, headers, body: body.length === 0 ? null : body }, violations }
+}
+
+/** The codings a Content-Encoding value names besides identity (which is none), in lower case. */
+function contentCodings(value: string): string[] {
+  return value
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity')
+}
+
+/** The 503 past the upstreamRequests budget: the upstream is slow or a loop is feeding it, and no request waits in line. */
+export function upstreamBusy(limits: Limits): ApiError {
+  const count = limits.upstreamRequests
+  return new ApiError(
+    'service_unavailable',
+    `The sandbox waits on at most ${count} forwarded request${count === 1 ? '' : 's'} at once (the upstreamRequests limit); try again in a moment`,
+    { 'Retry-After': '1' },
+  )
 }
 
 /** The sandbox's Error for an exchange that gave no answer; anything but an UpstreamFailure is a bug, passed on. */
@@ -143,5 +198,11 @@ export function upstreamFailed(error: unknown, operation: OperationId, label: st
       )
     case 'protocol':
       return new ApiError('bad_gateway', `The upstream ${label} gave no whole answer to ${operation}: ${error.message}`)
+    case 'aborted':
+      // No one reads this answer: it is the journal's record of a request its client gave up on.
+      return new ApiError(
+        'bad_request',
+        `The client closed the connection before the upstream ${label} answered ${operation}`,
+      )
   }
 }

@@ -1,15 +1,17 @@
 /**
- * The request journal in the Traffic panel: loaded once from `/__sandbox/requests`, then kept
+ * The request journal (the Requests panel): loaded once from `/__sandbox/requests`, then kept
  * live from the server's `request` events, newest first and capped in the DOM. Rows are buttons
  * with one tab stop for the list (arrow keys, Home and End move); pressing one shows its
  * headers (already redacted by the server) and body. In isolated mode each row names its tenant
  * beside the tenant's colour. A request sent to the upstream (`--upstream`) says so, with the
- * count of its answer's contract violations (the sentences on hover and in its details).
+ * count of its answer's contract violations (the sentences on hover and in its details); the
+ * Traffic panel is told of each entry too (forwarded.ts), for its count and latest violations.
  *
  * May import: other dashboard files.
  */
 import { adminUrl, getJson, scope, type JournalEntry } from './api.js'
 import { byId, h, messageOf, swatch } from './dom.js'
+import { countForwarded, resetForwarded } from './forwarded.js'
 
 const CAP = 200
 // Node's own reason phrases (node:http's STATUS_CODES), put in by the build (scripts/build-dashboard.mjs).
@@ -38,6 +40,9 @@ export async function loadJournal(): Promise<void> {
     list().replaceChildren()
     newest = 0
     if (!all.some((entry) => entry.id === selected)) clearDetails()
+    // The Traffic panel counts every forwarded entry held, not only the rows shown here.
+    resetForwarded()
+    countForwarded(all)
     pending = [...all.slice(-CAP), ...pending]
   } catch (error) {
     if (mine !== sequence) return
@@ -68,6 +73,7 @@ function flush(): void {
     return
   }
   newest = fresh.at(-1)?.id ?? newest
+  countForwarded(fresh)
   const ol = list()
   const focused = document.activeElement
   ol.prepend(...fresh.slice(-CAP).reverse().map(row))

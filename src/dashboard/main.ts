@@ -25,6 +25,7 @@ import {
 import { loadTraffic, setUpChart } from './chart.js'
 import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
 import { loadPets, setUpData } from './data.js'
+import { showForwardedFor } from './forwarded.js'
 import { showUpstream } from './forwarding.js'
 import { byId, h, messageOf, num, paintHue, poll, say, throttle } from './dom.js'
 import { liveEntry, loadJournal, setUpJournal } from './journal.js'
@@ -78,6 +79,7 @@ async function loadHealth(): Promise<void> {
     text('health-evictions', num(health.evictions))
     root.dataset.mode = health.mode
     showUpstream(health.upstream)
+    showForwardedFor(health.upstream)
     text('health-error', '')
   } catch (error) {
     text('health-error', `Could not read the health: ${messageOf(error)}`)

@@ -222,7 +222,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
     .addOption(
       option(
         '--forward <operations>',
-        `with --upstream, the operations sent there: ${OPERATIONS.join(', ')} (comma-separated, repeatable) or all; PUT /__sandbox/forwarding switches them at run time`,
+        `with --upstream, the operations sent there: ${OPERATIONS.join(', ')} (comma-separated, repeatable), all, or none; PUT /__sandbox/forwarding switches them at run time`,
         'PETSTORE_FORWARD',
         'none',
       ).argParser(forwardChoices),
@@ -246,8 +246,10 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
 
   const options = program.opts<CliOptions>()
   if (options.watch === true && options.fixtures === undefined) program.error('error: --watch needs --fixtures <file>')
+  // Nothing forwarded (`none`) needs no upstream: it is what the sandbox does without one.
+  const forward = options.forward === 'all' || (options.forward?.length ?? 0) > 0 ? options.forward : undefined
   if (options.upstream === undefined) {
-    if (options.forward !== undefined) program.error('error: --forward needs --upstream <api-url>')
+    if (forward !== undefined) program.error('error: --forward needs --upstream <api-url>')
     if (options.upstreamKey !== undefined) program.error('error: --upstream-key needs --upstream <api-url>')
   }
   const fixtures = options.fixtures === undefined ? undefined : await loadFixtures(options.fixtures)
@@ -285,7 +287,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
       ...(options.limit && { limits: options.limit }),
       ...(options.trustProxy === true && { trustProxy: true }),
       ...(options.upstream !== undefined && { upstream: options.upstream }),
-      ...(options.forward !== undefined && { forward: options.forward }),
+      ...(forward !== undefined && { forward }),
       ...(options.upstreamKey !== undefined && { upstreamKey: options.upstreamKey }),
       ...(!options.quiet && {
         log,
@@ -555,15 +557,29 @@ function limit(
   return result
 }
 
-/** `--forward listPets,getPet` or `all`, repeatable; its variable a comma-separated list. */
+/**
+ * `--forward listPets,getPet`, `all` or `none` (the default the help shows, so it may be written
+ * out: `PETSTORE_FORWARD=none` in an env file), repeatable; its variable a comma-separated list.
+ * `none` beside an operation is refused: one of the two is a mistake.
+ */
 function forwardChoices(value: string, previous: OperationId[] | 'all' | undefined): OperationId[] | 'all' {
   const added = list(value, undefined)
-  const unknown = added.filter((name) => name !== 'all' && !(OPERATIONS as readonly string[]).includes(name))
+  const unknown = added.filter(
+    (name) => name !== 'all' && name !== 'none' && !(OPERATIONS as readonly string[]).includes(name),
+  )
   if (unknown.length > 0) {
     throw new InvalidArgumentError(
-      `${unknown.join(', ')} ${unknown.length === 1 ? 'is not an operation' : 'are not operations'}: use ${OPERATIONS.join(', ')}, or all.`,
+      `${unknown.join(', ')} ${unknown.length === 1 ? 'is not an operation' : 'are not operations'}: use ${OPERATIONS.join(', ')}, all or none.`,
     )
   }
+  const some = added.some((name) => name !== 'none')
+  const none = added.includes('none')
+  // Operations, then `none`; or `none` (an empty list), then operations: which one was meant?
+  const given = previous === 'all' || (previous?.length ?? 0) > 0
+  if ((none && (some || given)) || (some && previous?.length === 0)) {
+    throw new InvalidArgumentError('none forwards nothing: give it alone, or name the operations without it.')
+  }
+  if (none) return []
   if (previous === 'all' || added.includes('all')) return 'all'
   return [...new Set([...(previous ?? []), ...(added as OperationId[])])]
 }

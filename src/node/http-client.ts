@@ -22,9 +22,11 @@ export interface Exchange {
   readonly timeoutMs: number
   /** The answer's body beyond this is not read: the exchange fails as `too_large`. */
   readonly maxBytes: number
+  /** Ends the exchange early (its client went away): it fails as `aborted`, and its socket is closed. */
+  readonly signal?: AbortSignal
 }
 
-export type FailureKind = 'connect' | 'timeout' | 'too_large' | 'protocol'
+export type FailureKind = 'connect' | 'timeout' | 'too_large' | 'protocol' | 'aborted'
 
 export class ExchangeFailure extends Error {
   override readonly name = 'ExchangeFailure'
@@ -61,6 +63,7 @@ export function exchange(sent: Exchange): Promise<PlainAnswer> {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      sent.signal?.removeEventListener('abort', abort)
       if (failure === undefined && answer !== undefined) resolve(answer)
       else reject(failure ?? new ExchangeFailure('protocol', 'no answer'))
       request.destroy()
@@ -68,6 +71,11 @@ export function exchange(sent: Exchange): Promise<PlainAnswer> {
     const timer = setTimeout(() => {
       finish(new ExchangeFailure('timeout', `no whole answer within ${sent.timeoutMs} ms`))
     }, sent.timeoutMs)
+    const abort = () => {
+      finish(new ExchangeFailure('aborted', 'the exchange was called off'))
+    }
+    if (sent.signal?.aborted === true) abort()
+    sent.signal?.addEventListener('abort', abort, { once: true })
     request.on('error', (error: NodeJS.ErrnoException) => {
       finish(new ExchangeFailure(connectCodes.has(error.code ?? '') ? 'connect' : 'protocol', describe(error, url)))
     })
@@ -86,10 +94,12 @@ export function exchange(sent: Exchange): Promise<PlainAnswer> {
         chunks.push(chunk)
       })
       response.on('end', () => {
+        const bytes = Buffer.concat(chunks)
         finish(undefined, {
           status: response.statusCode ?? 0,
           headers: flatten(response.headers),
-          body: Buffer.concat(chunks).toString('utf8'),
+          body: bytes.toString('utf8'),
+          bytes,
         })
       })
       response.on('aborted', () => {

@@ -154,6 +154,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     flight: createFlight(),
     sockets: createSocketTracker(),
     timedOut: new WeakSet(),
+    forwards: forwardTo !== undefined,
   }
   // Host is the core's to judge (a JSON 400 on HTTP/1.1 without it, HTTP/1.0 let through), not Node's.
   const server = createServer(
@@ -311,6 +312,8 @@ interface Adapter {
   readonly sockets: SocketTracker
   /** Connections Node's requestTimeout ended (a 408 went out): their requests were not abandoned by the client. */
   readonly timedOut: WeakSet<object>
+  /** The server has an upstream: its requests carry a signal for the client going away. */
+  readonly forwards: boolean
 }
 
 function ignore(): void {
@@ -461,7 +464,8 @@ async function serve(adapter: Adapter, request: IncomingMessage, response: Serve
   const started = log === undefined ? 0 : performance.now()
   const { headers, bytes } = headersOf(request.rawHeaders)
   const body = new BodyReader(request, response, headers)
-  const answer = await sandbox.handle(coreRequest(request, headers, (limit) => body.read(limit), bytes))
+  const plain = coreRequest(request, headers, (limit) => body.read(limit), bytes)
+  const answer = await sandbox.handle(adapter.forwards ? withSignal(plain, request, response) : plain)
   if (body.gone) {
     response.destroy()
     // The client was too slow and got its 408 (clientError): the log says so, not that it left.
@@ -522,6 +526,40 @@ function coreRequest(
     remoteAddress: request.socket.remoteAddress ?? '',
     httpVersion: request.httpVersion,
   }
+}
+
+/**
+ * The request with a `signal` the core reads when it forwards one, made on first read: the
+ * requests the sandbox answers itself pay for no controller and no listener.
+ */
+function withSignal(plain: CoreRequest, request: IncomingMessage, response: ServerResponse): CoreRequest {
+  let signal: AbortSignal | undefined
+  return {
+    ...plain,
+    get signal() {
+      return (signal ??= clientGone(request, response))
+    },
+  }
+}
+
+/**
+ * Aborted when the client's connection closes before the answer is written. The socket's 'close',
+ * not the response's: a pipelined answer still queued behind another gets no 'close' of its own.
+ * The listener goes with the answer, so a keep-alive connection does not gather one per request.
+ */
+function clientGone(request: IncomingMessage, response: ServerResponse): AbortSignal {
+  const { socket } = request
+  if (socket.destroyed) return AbortSignal.abort()
+  const controller = new AbortController()
+  const gone = () => {
+    if (!response.writableFinished) controller.abort()
+  }
+  socket.once('close', gone)
+  response.once('close', () => {
+    socket.off('close', gone)
+    gone()
+  })
+  return controller.signal
 }
 
 const SINGLE: ReadonlySet<string> = new Set(SINGLE_HEADERS)

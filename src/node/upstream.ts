@@ -2,8 +2,9 @@
  * The upstream a server forwards to (`--upstream`), as the core wants it: a label that may be
  * shown (the origin: no credentials, path or query, which can hold secrets), the operations
  * forwarded from the start, the upstream's own key, and `send` over node:http(s) through
- * `exchange()`, whose failures become the core's UpstreamFailure. The rules (which headers go,
- * which come back, the contract check, 502 or 504) are the core's.
+ * `exchange()`, whose failures become the core's UpstreamFailure of the same kind (an exchange
+ * the request's signal calls off is `aborted`, its socket closed). The rules (which headers go,
+ * which come back, the contract check, the budgets, 502 or 504) are the core's.
  *
  * May import: node:*, and the Node adapter. Never msw.
  */
@@ -71,6 +72,7 @@ async function send(origin: string, target: string, request: UpstreamRequest): P
       body: request.body,
       timeoutMs: request.timeoutMs,
       maxBytes: request.maxBytes,
+      ...(request.signal !== undefined && { signal: request.signal }),
     })
   } catch (error) {
     if (error instanceof ExchangeFailure) throw new UpstreamFailure(error.kind, error.message)

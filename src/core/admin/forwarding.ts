@@ -2,7 +2,8 @@
  * Which operations the upstream answers (`--upstream`), switched at run time: one set per
  * sandbox, server-wide, under `--isolate` too (the upstream is one service, not a tenant's), and
  * left alone by a reset (it is how the sandbox is deployed, not data). The pipeline asks it one
- * question per pet request; the admin route, health and the dashboard read and set it.
+ * question per pet request, and counts here the exchanges waiting for the upstream (health
+ * reports them against upstreamRequests); the admin route, health and the dashboard read and set it.
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
@@ -16,6 +17,8 @@ export interface ForwardingState {
   readonly forwarded: ReadonlySet<string>
   /** Replaces the forwarded operations; 409 when there is no upstream to forward to. */
   set(forward: readonly OperationId[]): void
+  /** Forwarded requests waiting for the upstream now: the upstreamRequests budget's use. */
+  readonly exchanges: { waiting: number }
 }
 
 /** In-process there is never an upstream: the set stays empty. */
@@ -24,6 +27,7 @@ export function createForwarding(upstream: string | null, forward: readonly Oper
   const state: ForwardingState = {
     upstream,
     forwarded,
+    exchanges: { waiting: 0 },
     set(next) {
       if (next.length > 0 && upstream === null) {
         throw new ApiError(
@@ -50,8 +54,9 @@ export function forwardingOf(state: ForwardingState): Forwarding {
 }
 
 /**
- * The operations a PUT body names: `{"forward": [...]}` or `{"forward": "all"}`. Each unknown
- * name is quoted back with the names there are; nothing changes when one is wrong.
+ * The operations a PUT body names: `{"forward": [...]}` or `{"forward": "all"}`. Unknown names
+ * are quoted back once each (the first ten, then how many more) with the names there are;
+ * nothing changes when one is wrong.
  */
 export function readForwardInput(body: unknown): readonly OperationId[] {
   const hint = 'send {"forward": ["listPets", "getPet"]}, {"forward": "all"} or {"forward": []}'
@@ -59,24 +64,34 @@ export function readForwardInput(body: unknown): readonly OperationId[] {
     throw new ApiError('invalid_body', `The body must be a JSON object: ${hint}`)
   }
   const extra = Object.keys(body).filter((name) => name !== 'forward')
-  if (extra.length > 0) {
-    throw new ApiError(
-      'invalid_body',
-      `forward is the only field, got ${extra.map((name) => JSON.stringify(name)).join(', ')}`,
-    )
-  }
+  if (extra.length > 0) throw new ApiError('invalid_body', `forward is the only field, got ${quoted(extra)}`)
   const { forward } = body as { forward?: unknown }
   if (forward === 'all') return OPERATIONS
   if (!Array.isArray(forward) || forward.some((name) => typeof name !== 'string')) {
     throw new ApiError('invalid_body', `forward must be a list of operation names or "all": ${hint}`)
   }
   const names = forward as string[]
-  const unknown = names.filter((name) => !(OPERATIONS as readonly string[]).includes(name))
+  const unknown = [...new Set(names.filter((name) => !(OPERATIONS as readonly string[]).includes(name)))]
   if (unknown.length > 0) {
     throw new ApiError(
       'invalid_body',
-      `forward names ${unknown.map((name) => JSON.stringify(name)).join(', ')}, which ${unknown.length === 1 ? 'is not an operation' : 'are not operations'}; the operations are ${OPERATIONS.join(', ')}`,
+      `forward names ${quoted(unknown)}, which ${unknown.length === 1 ? 'is not an operation' : 'are not operations'}; the operations are ${OPERATIONS.join(', ')}`,
     )
   }
   return names as OperationId[]
+}
+
+/** Names quoted back in a message: a few are enough to see the mistake. */
+const QUOTED = 10
+
+/**
+ * The first QUOTED names, quoted, then how many more: a 16 KiB body of names would otherwise make
+ * a message as long, repeated in the answer and in the journal.
+ */
+function quoted(names: readonly string[]): string {
+  const shown = names
+    .slice(0, QUOTED)
+    .map((name) => JSON.stringify(name))
+    .join(', ')
+  return names.length > QUOTED ? `${shown} and ${names.length - QUOTED} more` : shown
 }

@@ -126,6 +126,7 @@ function usageOf(state: SandboxState): SandboxHealth['limits'] {
     listCacheBytes: state.listCache.bytes(),
     eventStreams: state.events.count(),
     eventBacklogBytes: state.events.largestBacklog(),
+    upstreamRequests: state.forwarding.exchanges.waiting,
     ...state.hostUsage(),
   }
   return Object.fromEntries(

@@ -152,8 +152,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   431: 'The request headers are over the size Node reads',
   500: 'A failure of the sandbox itself, or one it simulates; never of the request',
   501: 'The interface does not show this endpoint, or the request uses a method or Transfer-Encoding the sandbox does not support',
-  502: 'Forwarded to the upstream (--upstream), which could not be reached, broke off its answer, or answered over the upstreamBodyBytes budget',
-  503: 'Past a budget (tenants, large bodies, event readers) or simulated by a scenario, Prefer or --failure-rate: unavailable',
+  502: 'Forwarded to the upstream (--upstream), which could not be reached, broke off its answer, answered over the upstreamBodyBytes budget, or answered with a Content-Encoding though asked for identity',
+  503: 'Past a budget (tenants, large bodies, event readers, forwarded requests) or simulated by a scenario, Prefer or --failure-rate: unavailable',
   504: 'Forwarded to the upstream (--upstream), which gave no whole answer within the upstreamTimeoutMs budget',
   507: 'The created-pets budget is spent; reset to make room',
 }

@@ -41,6 +41,12 @@ export interface CoreRequest {
   readonly remoteAddress?: string
   /** `1.0` or `1.1`, from a server: an HTTP/1.0 request may come without Host. */
   readonly httpVersion?: string
+  /**
+   * From a server: aborted when the client's connection closes before its answer is written.
+   * Work done on the client's behalf elsewhere (a forwarded request) stops there, as no one is
+   * left to answer; undefined in-process, where nothing outlives its caller.
+   */
+  readonly signal?: AbortSignal
 }
 
 export interface BodyRead {

@@ -55,7 +55,10 @@ const MAX_PROBLEMS = 3
 export interface PlainAnswer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
+  /** The body as UTF-8 text, for the checks. */
   readonly body: string
+  /** The body's bytes as they came, when the transport has them: what a relay passes on. */
+  readonly bytes?: Uint8Array
 }
 
 /** Whether a Content-Type is JSON: `application/json`, with parameters or not. */
