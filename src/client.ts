@@ -8,6 +8,7 @@
  * verbatimModuleSyntax keeps as a runtime import). Nothing at runtime.
  */
 import type {
+  Checkpoint,
   Forwarding,
   JournalEntry,
   OperationId,
@@ -25,6 +26,7 @@ import type { JournalFilter } from './core/admin/journal.js'
 const ADMIN: typeof ADMIN_PATH = '/__sandbox'
 
 export type {
+  Checkpoint,
   ErrorCode,
   Forwarding,
   JournalEntry,
@@ -93,6 +95,23 @@ export interface SandboxClient {
      * every one). Throws a 400 naming an unknown operation, a 409 when the server has no upstream.
      */
     set(forward: readonly OperationId[] | 'all'): Promise<Forwarding>
+  }
+  /**
+   * Named checkpoints of the data, to rewind to: what a demo saves after its rehearsal. With a key
+   * under `--isolate`, that key's; `reset()` still goes back to the seed.
+   */
+  readonly checkpoints: {
+    /**
+     * `POST /__sandbox/checkpoints`: saves the data now (and the scenarios, with `scenarios: true`).
+     * Throws a 409 for a name in use (unless `replace: true`), a 400 for a bad name, a 507 past the budgets.
+     */
+    save(name: string, options?: { scenarios?: boolean; replace?: boolean }): Promise<Checkpoint>
+    /** `GET /__sandbox/checkpoints`: oldest saved first, with their times and pet counts. */
+    list(): Promise<Checkpoint[]>
+    /** `POST /__sandbox/checkpoints/{name}/restore`: rewinds the data to it. Throws a 404 for a name there is none of. */
+    restore(name: string): Promise<void>
+    /** `DELETE /__sandbox/checkpoints/{name}`. Throws a 404 for a name there is none of. */
+    remove(name: string): Promise<void>
   }
   /** The same sandbox and fetch, as another key sees it: one client per e2e worker. Undefined: no key. */
   forKey(key: string | undefined): SandboxClient
@@ -213,6 +232,12 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     forwarding: {
       get: () => sendJson<Forwarding>('GET', '/forwarding'),
       set: (forward) => sendJson<Forwarding>('PUT', '/forwarding', { forward }),
+    },
+    checkpoints: {
+      save: (name, options = {}) => sendJson<Checkpoint>('POST', '/checkpoints', { name, ...options }),
+      list: () => sendJson<Checkpoint[]>('GET', '/checkpoints'),
+      restore: (name) => sendVoid('POST', `/checkpoints/${encodeURIComponent(name)}/restore`),
+      remove: (name) => sendVoid('DELETE', `/checkpoints/${encodeURIComponent(name)}`),
     },
     forKey: (other) => createSandboxClient({ baseUrl: origin, key: other, fetch: injected }),
   }

@@ -10,7 +10,16 @@ import { parseBaseUrl } from './core/http/base-url.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from './core/sandbox.js'
 import { createMswHandlers } from './msw/handlers.js'
 
-export { createSandboxCore, type Hosting, type SandboxCore, type SandboxOptions } from './core/sandbox.js'
+export {
+  CheckpointError,
+  createSandboxCore,
+  type CheckpointOptions,
+  type Hosting,
+  type Persistence,
+  type SandboxCore,
+  type SandboxOptions,
+} from './core/sandbox.js'
+export type { CheckpointSummary } from './core/admin/checkpoints.js'
 export type { CoreRequest, CoreResponse, RequestHeaders } from './core/http/http.js'
 export { UpstreamFailure, type Upstream, type UpstreamFailureKind, type UpstreamRequest } from './core/upstream.js'
 export type { SandboxHealth } from './core/admin/contract.js'

@@ -210,6 +210,7 @@ describe('health', () => {
       evictions: 0,
       dashboard: '/__sandbox/',
       upstream: null,
+      stateFile: null,
       limits: expect.objectContaining({
         tenants: { budget: 1000, used: health.tenants, unit: 'count' },
         bodyBytes: { budget: 16 * 1024, used: null, unit: 'bytes' },

@@ -379,6 +379,7 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
           evictions: 0,
           dashboard: '/__sandbox/',
           upstream: null,
+          stateFile: null,
           limits: expect.any(Object) as unknown,
         })
         // Every budget of the table, at its default, beside its use now.

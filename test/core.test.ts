@@ -145,6 +145,9 @@ describe('the route table', () => {
     { target: '/__sandbox/traffic', allow: 'GET, HEAD' },
     { target: '/__sandbox/events', allow: 'GET, HEAD' },
     { target: '/__sandbox/forwarding', allow: 'GET, HEAD, PUT' },
+    { target: '/__sandbox/checkpoints', allow: 'GET, HEAD, POST' },
+    { target: '/__sandbox/checkpoints/demo', allow: 'DELETE' },
+    { target: '/__sandbox/checkpoints/demo/restore', allow: 'POST' },
     { target: '/__sandbox/', allow: 'GET, HEAD' },
     { target: '/__sandbox/docs/swagger-ui.css', allow: 'GET, HEAD' },
     { target: '/__sandbox/ui/dashboard.js', allow: 'GET, HEAD' },
@@ -180,6 +183,9 @@ describe('the route table', () => {
   it('declares the admin routes in the OpenAPI document under their own tag', () => {
     const admin = Object.entries(openapi.paths).filter(([path]) => path.startsWith('/__sandbox/'))
     expect(admin.map(([path]) => path).sort()).toEqual([
+      '/__sandbox/checkpoints',
+      '/__sandbox/checkpoints/{name}',
+      '/__sandbox/checkpoints/{name}/restore',
       '/__sandbox/events',
       '/__sandbox/forwarding',
       '/__sandbox/health',
@@ -202,7 +208,7 @@ describe('the route table', () => {
     const targets = ROUTES.map(({ target }) => target)
     for (const path of Object.keys(openapi.paths)) {
       const target = path.startsWith('/__sandbox/')
-        ? path
+        ? path.replace('{name}', 'demo')
         : `/v1${path.replace('{petId}', '1').replace('{endpoint}', 'anything')}`
       expect(targets, path).toContain(target)
     }

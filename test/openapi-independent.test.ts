@@ -37,6 +37,7 @@ const CODES = [
   'unauthorized',
   'forbidden',
   'pet_not_found',
+  'checkpoint_not_found',
   'not_found',
   'method_not_allowed',
   'request_timeout',
@@ -131,6 +132,11 @@ interface Row {
   readonly wrongMethod: string
   /** A body the operation takes, for those that read one. */
   readonly body?: string
+  /**
+   * What the target names, made first: sent without a key, on the same server, before each
+   * request a stimulus sends the operation, and answered with `status` (its answer is not recorded).
+   */
+  readonly given?: { readonly method: string; readonly target: string; readonly body: string; readonly status: number }
   /** Scenarios, Prefer and the failure rate apply. */
   readonly simulated?: boolean
   readonly success?: Success
@@ -151,6 +157,9 @@ const SCENARIO = '{"operation":"listPets","delayMs":0,"times":1}'
 const STATE = '{"pets":[{"id":1,"name":"Biscuit","categoryId":1,"status":"available"}],"nextId":2}'
 /** What every sandbox takes, an upstream or not. */
 const FORWARD_NOTHING = '{"forward":[]}'
+/** A checkpoint saved over whenever it exists: the name the checkpoint rows' targets use. */
+const CHECKPOINT = '{"name":"cp","replace":true}'
+const CHECKPOINT_SAVED = { method: 'POST', target: '/__sandbox/checkpoints', body: CHECKPOINT, status: 201 } as const
 
 /** An area the interface names without showing it: every call answers 501 once authenticated. */
 function unimplemented(id: string, method: string, path: string, target: string, wrongMethod: string): Row {
@@ -179,10 +188,15 @@ const labelled = (stability: 'experimental' | 'beta'): Row[] =>
     ),
   )
 
-/** An admin route: key optional (401 when a wrong one is sent), a tenant handle, the Origin rule. */
-function admin(row: Omit<Row, 'area' | 'target' | 'errors'> & { readonly adds?: Answers }): Row {
-  const { adds = {}, ...rest } = row
-  return { ...rest, area: 'admin', target: row.path, errors: answers(EVERY, KEY, TENANT_HANDLE, adds) }
+/**
+ * An admin route: key optional (401 when a wrong one is sent), a tenant handle, the Origin rule.
+ * Its target is its path, unless the path has a parameter.
+ */
+function admin(
+  row: Omit<Row, 'area' | 'target' | 'errors'> & { readonly target?: string; readonly adds?: Answers },
+): Row {
+  const { adds = {}, target = row.path, ...rest } = row
+  return { ...rest, area: 'admin', target, errors: answers(EVERY, KEY, TENANT_HANDLE, adds) }
 }
 
 const TABLE: readonly Row[] = [
@@ -366,6 +380,52 @@ const TABLE: readonly Row[] = [
     statuses: [200, 400, 401, 403, 405, 408, 409, 413, 414, 415, 417, 431, 500, 501],
     // 409: forwarding an operation on a sandbox without an upstream.
     adds: answers(JSON_BODY, { 409: ['conflict'] }),
+  }),
+  admin({
+    id: 'listCheckpoints',
+    method: 'GET',
+    path: '/__sandbox/checkpoints',
+    wrongMethod: 'PUT',
+    success: { status: 200, mediaType: JSON_TYPE },
+    statuses: [200, 400, 401, 403, 405, 408, 413, 414, 417, 431, 500, 501],
+  }),
+  admin({
+    id: 'saveCheckpoint',
+    method: 'POST',
+    path: '/__sandbox/checkpoints',
+    wrongMethod: 'PUT',
+    body: CHECKPOINT,
+    // The name in the body exists already: the body replaces it, and one without replace is refused.
+    given: CHECKPOINT_SAVED,
+    success: { status: 201, mediaType: JSON_TYPE, always: ['Location'] },
+    statuses: [201, 400, 401, 403, 405, 408, 409, 413, 414, 415, 417, 431, 500, 501, 503, 507],
+    // 409: a name in use without "replace". 507: past the checkpoints or checkpointBytes limit.
+    // BUSY: in isolated mode, a key's first checkpoint makes its tenant, refused past the cap when all are busy.
+    adds: answers(JSON_BODY, BUSY, { 409: ['conflict'], 507: ['insufficient_storage'] }),
+  }),
+  admin({
+    id: 'restoreCheckpoint',
+    method: 'POST',
+    path: '/__sandbox/checkpoints/{name}/restore',
+    target: '/__sandbox/checkpoints/cp/restore',
+    wrongMethod: 'GET',
+    given: CHECKPOINT_SAVED,
+    success: { status: 204 },
+    // No 503: a checkpoint is found in its key's tenant before anything is rewound, so a rewind
+    // never makes a tenant; a key without one has no checkpoint, and gets 404 (rewindToCheckpoint).
+    statuses: [204, 400, 401, 403, 404, 405, 408, 413, 414, 417, 431, 500, 501],
+    adds: { 404: ['checkpoint_not_found'] },
+  }),
+  admin({
+    id: 'deleteCheckpoint',
+    method: 'DELETE',
+    path: '/__sandbox/checkpoints/{name}',
+    target: '/__sandbox/checkpoints/cp',
+    wrongMethod: 'PUT',
+    given: CHECKPOINT_SAVED,
+    success: { status: 204 },
+    statuses: [204, 400, 401, 403, 404, 405, 408, 413, 414, 417, 431, 500, 501],
+    adds: { 404: ['checkpoint_not_found'] },
   }),
 ]
 
@@ -706,7 +766,16 @@ function send(server: RunningServer, request: Request): Promise<Answer> {
 }
 
 type ServerName =
-  'main' | 'slow' | 'sunset' | 'full' | 'tenants' | 'imports' | 'noStreams' | 'upstreamGone' | 'upstreamSilent'
+  | 'main'
+  | 'slow'
+  | 'sunset'
+  | 'full'
+  | 'oneCheckpoint'
+  | 'tenants'
+  | 'imports'
+  | 'noStreams'
+  | 'upstreamGone'
+  | 'upstreamSilent'
 
 const SERVER_OPTIONS: Record<ServerName, ServerOptions> = {
   main: {},
@@ -716,6 +785,8 @@ const SERVER_OPTIONS: Record<ServerName, ServerOptions> = {
   sunset: { now: '2031-01-01T00:00:00Z' },
   // 507: no pet may be created.
   full: { maxCreatedPets: 0 },
+  // 507: one checkpoint per tenant, the one saved first (CHECKPOINT_SAVED).
+  oneCheckpoint: { limits: { checkpoints: 1 } },
   // 503: the default key's tenant and one held busy fill the cap. Closing cuts the held request.
   tenants: { isolate: true, maxTenants: 2, limits: { shutdownTimeoutMs: 0 } },
   // 503: one state import held half-read fills the largeBodies budget.
@@ -929,7 +1000,15 @@ const STIMULI: readonly Stimulus[] = [
     name: 'a new key while every tenant is busy',
     server: 'tenants',
     request: (row) => base(row, 'Bearer another-key'),
-    aim: only([...PET_DATA, 'addScenario', 'importState'], { status: 503, code: 'service_unavailable' }),
+    aim: (row) =>
+      // The new key has no tenant, so no checkpoint: deleting or rewinding one looks for it, and
+      // makes no tenant.
+      ['restoreCheckpoint', 'deleteCheckpoint'].includes(row.id)
+        ? { status: 404, code: 'checkpoint_not_found' }
+        : only([...PET_DATA, 'addScenario', 'importState', 'saveCheckpoint'], {
+            status: 503,
+            code: 'service_unavailable',
+          })(row),
   },
   {
     name: 'a state import while another is read',
@@ -942,6 +1021,31 @@ const STIMULI: readonly Stimulus[] = [
     server: 'main',
     request: (row) => (row.id === 'setForwarding' ? { ...base(row), body: '{"forward":["listPets"]}' } : undefined),
     aim: () => ({ status: 409, code: 'conflict' }),
+  },
+  {
+    name: 'a checkpoint name in use, without replace',
+    server: 'main',
+    request: (row) => (row.id === 'saveCheckpoint' ? { ...base(row), body: '{"name":"cp"}' } : undefined),
+    aim: () => ({ status: 409, code: 'conflict' }),
+  },
+  {
+    name: 'a checkpoint that does not exist',
+    server: 'main',
+    request: (row) => {
+      const targets: Record<string, string> = {
+        restoreCheckpoint: '/__sandbox/checkpoints/no-such-checkpoint/restore',
+        deleteCheckpoint: '/__sandbox/checkpoints/no-such-checkpoint',
+      }
+      const target = targets[row.id]
+      return target === undefined ? undefined : { ...base(row), target }
+    },
+    aim: () => ({ status: 404, code: 'checkpoint_not_found' }),
+  },
+  {
+    name: 'a checkpoint past the checkpoints limit',
+    server: 'oneCheckpoint',
+    request: (row) => (row.id === 'saveCheckpoint' ? { ...base(row), body: '{"name":"another"}' } : undefined),
+    aim: () => ({ status: 507, code: 'insufficient_storage' }),
   },
   {
     name: 'a forwarded operation whose upstream resets the connection',
@@ -1156,6 +1260,20 @@ describe('recorded answers', () => {
         const request = stimulus.request(row)
         if (request === undefined) return
         try {
+          if (row.given !== undefined) {
+            const { method, target, body, status } = row.given
+            const given = await send(server, {
+              method,
+              target,
+              headers: [
+                ['Host', '127.0.0.1'],
+                ['Content-Type', JSON_TYPE],
+              ],
+              body,
+            })
+            if (given.status !== status)
+              problems.push(`${row.id}: ${method} ${target} first answered ${given.status}, not ${status}`)
+          }
           const answer = await send(server, request)
           recorded.push({ row, stimulus, answer })
           problems.push(...answerProblems(row, stimulus, answer, served))

@@ -119,6 +119,23 @@ export const LIMITS = {
     what: 'scenarios at once (per key, and shared)',
     beyond: '400 `invalid_body`',
   },
+  checkpoints: {
+    value: 20,
+    unit: 'count',
+    min: 0,
+    max: 1000,
+    what: 'checkpoints one tenant keeps (`POST /__sandbox/checkpoints`)',
+    beyond: '507 `insufficient_storage`',
+  },
+  checkpointBytes: {
+    // A checkpoint is a copy of the data: the 32 seeded pets weigh about 2 KB, a million generated ones about 80 MB.
+    value: 64 * MiB,
+    unit: 'bytes',
+    min: 0,
+    max: 1024 * MiB,
+    what: "checkpoints of all tenants together, weighed as their data's JSON",
+    beyond: '507 `insufficient_storage`',
+  },
   delayMs: {
     value: 60_000,
     unit: 'ms',
@@ -239,6 +256,16 @@ export const LIMITS = {
     max: 10_000,
     what: 'forwarded requests waiting for the upstream at once',
     beyond: '503 `service_unavailable`, `Retry-After: 1`',
+    serverOnly: true,
+  },
+  stateSaveIntervalMs: {
+    // Every write would otherwise be a write to disk: one save a second keeps a burst to one file write.
+    value: 1_000,
+    unit: 'ms',
+    min: 10,
+    max: 600_000,
+    what: '`--state-file`: the least time between two saves after changes',
+    beyond: 'later changes go into the next save',
     serverOnly: true,
   },
   noticeWindowMs: {

@@ -32,7 +32,13 @@ import { bundledSeed, parseSeed } from './api/seed.js'
 import type { AllowedHosts } from './http/local.js'
 import { siteRoutes } from './docs/site.js'
 import {
+  applyState,
+  deleteCheckpoint,
   healthOf,
+  listCheckpoints,
+  rewindToCheckpoint,
+  saveCheckpoint,
+  type StateFileHealth,
   resetState,
   restoreState,
   snapshotState,
@@ -40,7 +46,10 @@ import {
   type HostUsage,
   type SandboxState,
 } from './admin/state.js'
-import { asyncStore, type PetStore } from './api/store.js'
+import { asyncStore, StateError, type PetStore } from './api/store.js'
+import type { CheckpointSummary } from './admin/checkpoints.js'
+import { checkPersisted, persistedText } from './admin/persisted.js'
+import { ApiError } from './http/errors.js'
 import { createTenants, labelTenant } from './admin/tenants.js'
 import type { Upstream } from './upstream.js'
 
@@ -130,6 +139,39 @@ export interface SandboxCore {
   handle(request: CoreRequest): Promise<CoreResponse>
   /** Ends every pending delay at once (their requests answer now): what a shutdown does last. */
   cutDelays(): void
+  /**
+   * Saves the data (pets and the id sequence) under a name, to rewind to later; with
+   * `scenarios: true` the scenarios too. A name in use is refused unless `replace: true`.
+   * In isolated mode with `key`, that key's data. Throws past the checkpoint budgets.
+   */
+  checkpoint(name: string, options?: CheckpointOptions): Promise<CheckpointSummary>
+  /** Puts back the data a checkpoint holds (and its scenarios, if it holds them). `reset()` still means the seed. */
+  rewind(name: string, key?: string): Promise<void>
+  /** The checkpoints, oldest saved first. */
+  checkpoints(key?: string): Promise<CheckpointSummary[]>
+  /** Deletes a checkpoint; throws when there is none of that name. */
+  deleteCheckpoint(name: string, key?: string): Promise<void>
+  /** What a state file keeps (`--state-file`): the shared data and its checkpoints. */
+  readonly persistence: Persistence
+}
+
+export interface CheckpointOptions {
+  /** Save the scenarios too, which a rewind then puts back. */
+  readonly scenarios?: boolean
+  /** Save over a checkpoint of the same name. */
+  readonly replace?: boolean
+  /** In isolated mode: the key whose data to save. */
+  readonly key?: string
+}
+
+/** The shared data and its checkpoints, as a state file holds them. */
+export interface Persistence {
+  /** Moves on every change of data or checkpoints: a host saves when it moved. */
+  revision(): number
+  /** The file's text now. */
+  text(): Promise<string>
+  /** Replaces the data and the checkpoints with a file's, after checking all of it; throws StateError naming every problem. */
+  load(input: unknown): Promise<void>
 }
 
 /** What the host of the core provides and asks for: the server, or (by default) an in-process adapter. */
@@ -155,6 +197,8 @@ export interface Hosting {
    * One per sandbox, server-wide, `--isolate` included; `GET/PUT /__sandbox/forwarding` switch it.
    */
   readonly upstream?: Upstream
+  /** Server with --state-file: the file's last save and error, for health. */
+  readonly stateFile?: () => StateFileHealth
 }
 
 const IN_PROCESS: Hosting = { surface: 'in-process' }
@@ -205,6 +249,8 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
 
   const listCache = createListCache(limits.listCacheBytes)
   const created = { used: 0, max: limits.createdPets }
+  const changes = { count: 0 }
+  const checkpointPool = { used: 0, max: limits.checkpointBytes, changes }
   const build = (seed: readonly Pet[]): SandboxState => ({
     basePath: base.path,
     isolated,
@@ -215,13 +261,17 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     created,
     bodies: { large: 0 },
     hostUsage: hosting.usage ?? (() => ({})),
+    changes,
+    checkpointBytes: checkpointPool,
+    stateFile: hosting.stateFile ?? (() => null),
     tenants: createTenants({
       seed,
       isolated,
       defaultKey,
       maxTenants: limits.tenants,
       maxCreatedPets: limits.createdPetsPerTenant,
-      budgets: { cache: listCache, created, petJson: new WeakMap() },
+      budgets: { cache: listCache, created, petJson: new WeakMap(), changes },
+      checkpoints: { max: limits.checkpoints, pool: checkpointPool },
       onEvict: (key) => {
         notices.notice(
           'eviction',
@@ -309,5 +359,76 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     cutDelays: () => {
       delays.cut()
     },
+    checkpoint: async (name, options = {}) =>
+      guardApi(async () =>
+        saveCheckpoint(await whenReady(), options.key, {
+          name,
+          scenarios: options.scenarios,
+          replace: options.replace,
+        }),
+      ),
+    async rewind(name, key) {
+      const ready = await whenReady()
+      await guardApi(() => rewindToCheckpoint(ready, key, name))
+    },
+    checkpoints: async (key) => listCheckpoints(await whenReady(), key),
+    async deleteCheckpoint(name, key) {
+      const ready = await whenReady()
+      await guardApi(() => {
+        deleteCheckpoint(ready, key, name)
+      })
+    },
+    persistence: {
+      revision: () => changes.count,
+      text: async () => {
+        const ready = await whenReady()
+        return persistedText(
+          snapshotState(ready),
+          ready.tenants.existingCheckpoints(ready.defaultKey)?.all() ?? [],
+          new Date(ready.clock()).toISOString(),
+        )
+      },
+      async load(input) {
+        const ready = await whenReady()
+        const checked = checkPersisted(input)
+        if (!checked.ok) throw new StateError(checked.problems.join('; '))
+        applyState(ready, checked.value.state)
+        const book = ready.tenants.checkpointsFor(ready.defaultKey)
+        book.clear()
+        for (const checkpoint of checked.value.checkpoints) guardCheckpoint(() => book.save(checkpoint, false))
+      },
+    },
+  }
+}
+
+/** Thrown by the in-process checkpoint methods: the message an admin route would answer with, and its code. */
+export class CheckpointError extends Error {
+  override readonly name = 'CheckpointError'
+  constructor(
+    message: string,
+    /** The Error code the admin route answers: conflict, checkpoint_not_found, insufficient_storage, invalid_body. */
+    readonly code: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Runs a checkpoint control, turning its ApiError into a CheckpointError for in-process callers. */
+async function guardApi<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof ApiError) throw new CheckpointError(error.message, error.code)
+    throw error
+  }
+}
+
+/** A checkpoint a state file holds that no longer fits the budgets: the file is refused, naming it. */
+function guardCheckpoint(run: () => unknown): void {
+  try {
+    run()
+  } catch (error) {
+    if (error instanceof ApiError) throw new StateError(error.message)
+    throw error
   }
 }

@@ -42,6 +42,7 @@ interface CliOptions {
   trustProxy?: boolean
   quiet?: boolean
   log?: string[]
+  stateFile?: string
   upstream?: string
   forward?: OperationId[] | 'all'
   upstreamKey?: string
@@ -234,6 +235,13 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
         'PETSTORE_UPSTREAM_KEY',
       ),
     )
+    .addOption(
+      option(
+        '--state-file <file>',
+        'keep the data and its checkpoints in this file across restarts: loaded at start (made from the seed when missing), saved after changes at most once a second, and at exit; not with --isolate',
+        'PETSTORE_STATE_FILE',
+      ),
+    )
     .addOption(option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'))
     .configureHelp({ optionDescription: describeOption })
     .addHelpText(
@@ -286,6 +294,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
           : options.shutdownTimeout,
       ...(options.limit && { limits: options.limit }),
       ...(options.trustProxy === true && { trustProxy: true }),
+      ...(options.stateFile !== undefined && { stateFile: options.stateFile }),
       ...(options.upstream !== undefined && { upstream: options.upstream }),
       ...(forward !== undefined && { forward }),
       ...(options.upstreamKey !== undefined && { upstreamKey: options.upstreamKey }),
@@ -367,6 +376,14 @@ async function printBanner(server: RunningServer, options: CliOptions, paint: Pa
       ...(conditions.length > 0 ? [line('Simulating:', conditions.join(', '))] : []),
       ...forwarding,
       ...(options.watch === true ? [line('Watching:', `${options.fixtures ?? ''} (a change reloads the seed)`)] : []),
+      ...(options.stateFile !== undefined
+        ? [
+            line(
+              'State file:',
+              `${options.stateFile} (saved after changes, at most every ${sandbox.limits.stateSaveIntervalMs} ms, and at exit)`,
+            ),
+          ]
+        : []),
       line('Try:', `curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`),
       line('Docs:', link(`${server.url}/`)),
       line('Dashboard:', link(`${server.url}${ADMIN_PATH}/`)),

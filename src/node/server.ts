@@ -31,6 +31,8 @@ import { createAssets } from './assets.js'
 import { packageVersion } from './package-files.js'
 import { coloured, hueStyle, plain, statusStyle, type Paint } from './terminal.js'
 import { createUpstream, type UpstreamOptions } from './upstream.js'
+import { lockStateFile, readStateFile, startSaver, StateFileError, type StateFile } from './state-file.js'
+import { StateError } from '../core/api/store.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 3210
@@ -66,6 +68,12 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version
   logFormat?: 'text' | 'json'
   /** Terminal colours in `text` lines: the status by class, the tenant by its hue. The CLI sets it on a TTY. Default: false. */
   logColors?: boolean
+  /**
+   * Keep the data and its checkpoints in this file across restarts: loaded at start (created from
+   * the seed when missing; a bad file refuses to start), saved after changes at most once per
+   * `stateSaveIntervalMs`, and at close. A second server on the same file refuses to start. Not with `isolate`.
+   */
+  stateFile?: string
 }
 
 export interface RunningServer {
@@ -119,8 +127,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     upstream,
     forward,
     upstreamKey,
+    stateFile,
     ...sandboxOptions
   } = options
+  if (stateFile !== undefined && sandboxOptions.isolate === true) {
+    throw new ServerStartError(
+      '--state-file keeps one set of data, and --isolate gives each key its own: use one or the other',
+    )
+  }
   const forwardTo = createUpstream({ upstream, forward, upstreamKey })
   let connections = 0
   // One summariser for the core's notices (evictions, overflows) and the adapter's own (clients
@@ -140,8 +154,26 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       notices,
       accessLog: log !== undefined,
       ...(forwardTo !== undefined && { upstream: forwardTo }),
+      ...(stateFile !== undefined && {
+        stateFile: () => saver?.status() ?? { file: stateFile, savedAt: null, error: null },
+      }),
     },
   )
+  let saver: StateFile | undefined
+  const releaseLock = stateFile === undefined ? () => undefined : await openStateFile(stateFile, sandbox)
+  if (stateFile !== undefined) {
+    saver = startSaver({
+      file: stateFile,
+      revision: () => sandbox.persistence.revision(),
+      text: () => sandbox.persistence.text(),
+      intervalMs: sandbox.limits.stateSaveIntervalMs,
+      log: (line) => {
+        console.warn(`petstore-sandbox: ${line}`)
+      },
+    })
+    // A new file is written at once, from the seed; an existing one is as loaded.
+    await saver.saveNow()
+  }
   const { limits } = sandbox
   const adapter: Adapter = {
     sandbox,
@@ -231,6 +263,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server.listen(port, host)
     await once(server, 'listening')
   } catch (error) {
+    await saver?.close()
+    releaseLock()
     throw new ServerStartError(describeListenError(error, host, port), { cause: error })
   }
   const address = server.address() as AddressInfo
@@ -243,7 +277,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     apiUrl: `${url}${DEFAULT_BASE_PATH}`,
     sandbox,
     inFlight: () => adapter.flight.count(),
-    close: () => (closed ??= shutDown(server, adapter, shutdownTimeoutMs)),
+    close: () =>
+      (closed ??= shutDown(server, adapter, shutdownTimeoutMs).then(async () => {
+        // The last changes, then the lock: another process may take the file from here.
+        await saver?.close()
+        releaseLock()
+      })),
   }
 }
 
@@ -770,4 +809,31 @@ function describeListenError(error: unknown, host: string, port: number): string
   if (code === 'EADDRNOTAVAIL') return `Cannot bind to ${host}: no such address on this machine.`
   if (code === 'EACCES') return `Not allowed to listen on port ${port}. Use a port above 1023.`
   return `Failed to listen on ${host}:${port}: ${(error as Error).message}`
+}
+
+/**
+ * Takes the state file's lock and loads the file into the sandbox, when it exists. A file that
+ * is not valid refuses the start, naming every problem: the seed is never used in its place.
+ * Answers the function that gives the lock back.
+ */
+async function openStateFile(file: string, sandbox: SandboxCore): Promise<() => void> {
+  let release: () => void
+  try {
+    release = await lockStateFile(file)
+  } catch (error) {
+    if (error instanceof StateFileError) throw new ServerStartError(error.message)
+    throw error
+  }
+  try {
+    const content = await readStateFile(file)
+    if (content !== undefined) await sandbox.persistence.load(content)
+    return release
+  } catch (error) {
+    release()
+    if (error instanceof StateFileError) throw new ServerStartError(`${error.message}; the sandbox did not start`)
+    if (error instanceof StateError) {
+      throw new ServerStartError(`${file} is not a valid state file: ${error.message}; the sandbox did not start`)
+    }
+    throw error
+  }
 }

@@ -93,6 +93,29 @@ export const ForwardingInputSchema = z
   })
   .strict()
 
+export const CheckpointSchema = z
+  .object({
+    name: z.string(),
+    savedAt: z.string().meta({ description: 'When it was saved, on the sandbox clock (ISO 8601)' }),
+    pets: z.int().min(0),
+    nextId: z.int().min(1),
+    scenarios: z.boolean().meta({ description: 'Whether it holds the scenarios too, which a rewind puts back' }),
+    bytes: z.int().min(0).meta({ description: 'What it weighs against the checkpointBytes limit' }),
+  })
+  .meta({ description: "A saved copy of a tenant's data, to rewind to" })
+
+export const CheckpointListSchema = z.array(CheckpointSchema)
+
+export const CheckpointInputSchema = z
+  .object({
+    name: z.string().meta({
+      description: '1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    }),
+    scenarios: z.boolean().optional().meta({ description: 'Save the scenarios too (default: false)' }),
+    replace: z.boolean().optional().meta({ description: 'Save over a checkpoint of the same name (default: false)' }),
+  })
+  .strict()
+
 export const SandboxHealthSchema = z.object({
   status: z.literal('ok'),
   version: z.string(),
@@ -109,6 +132,17 @@ export const SandboxHealthSchema = z.object({
     })
     .nullable()
     .meta({ description: 'The upstream the server forwards to (--upstream); null without one' }),
+  stateFile: z
+    .object({
+      file: z.string().meta({ description: 'The file, as given to --state-file' }),
+      savedAt: z
+        .string()
+        .nullable()
+        .meta({ description: 'When it was last written whole; null before the first save' }),
+      error: z.string().nullable().meta({ description: 'Why the last save failed, until one succeeds; else null' }),
+    })
+    .nullable()
+    .meta({ description: 'The state file the server keeps (--state-file); null without one' }),
   limits: z
     .record(
       z.enum(LIMIT_NAMES),
@@ -162,6 +196,8 @@ export type ScenarioInput = z.input<typeof ScenarioInputSchema>
 export type PetPage = z.infer<typeof PetPageSchema>
 export type Tenant = z.infer<typeof TenantSchema>
 export type Traffic = z.infer<typeof TrafficSchema>
+export type CheckpointInput = z.input<typeof CheckpointInputSchema>
+export type Checkpoint = z.infer<typeof CheckpointSchema>
 export type Forwarding = z.infer<typeof ForwardingSchema>
 /** Which operations to forward: a list (`[]` for none), or `all`. */
 export type ForwardingInput = z.infer<typeof ForwardingInputSchema>

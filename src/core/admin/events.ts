@@ -12,6 +12,8 @@ export type SandboxEvent =
   | { readonly type: 'request'; readonly key: string | undefined; readonly entry: JournalEntry }
   /** `key` undefined: every tenant changed (a reset of all, a new seed). */
   | { readonly type: 'change'; readonly key: string | undefined }
+  /** A checkpoint saved or deleted (a rewind is a change). */
+  | { readonly type: 'checkpoints'; readonly key: string | undefined }
 
 interface Subscription {
   /** Unsubscribes; calling it again does nothing. */

@@ -8,6 +8,8 @@
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import {
+  CheckpointInputSchema,
+  CheckpointListSchema,
   ForwardingInputSchema,
   ForwardingSchema,
   JournalEntrySchema,
@@ -17,7 +19,13 @@ import {
   TenantSchema,
   TrafficSchema,
 } from './contract.js'
-import { checkStoreStateInSlices, PET_STATUSES, StoreStateSchema, type PetStatus } from '../api/contract.js'
+import {
+  checkObject,
+  checkStoreStateInSlices,
+  PET_STATUSES,
+  StoreStateSchema,
+  type PetStatus,
+} from '../api/contract.js'
 import { COUNTER_SECONDS } from './counters.js'
 import { ApiError } from '../http/errors.js'
 import type { SandboxEvent } from './events.js'
@@ -26,11 +34,23 @@ import { ADMIN_PATH } from '../http/mounts.js'
 import { readQuery } from '../http/query.js'
 import type { Operation, Route } from '../http/routes.js'
 import { OPERATIONS, ScenarioInputSchema, type OperationId, type ScenarioInput } from './contract.js'
+import { checkpointNameProblem } from './checkpoints.js'
 import { forwardingOf, readForwardInput } from './forwarding.js'
 import { matchesFilter, type JournalFilter } from './journal.js'
 import { ScenarioError } from './scenarios.js'
 import { pause } from '../http/json-body.js'
-import { applyState, healthOf, journalFor, resetState, scenarioBookFor, snapshotState } from './state.js'
+import {
+  applyState,
+  deleteCheckpoint,
+  healthOf,
+  journalFor,
+  listCheckpoints,
+  resetState,
+  rewindToCheckpoint,
+  saveCheckpoint,
+  scenarioBookFor,
+  snapshotState,
+} from './state.js'
 import { createTenantStore } from '../api/store.js'
 
 /** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
@@ -360,6 +380,81 @@ const events = admin({
   },
 })
 
+const NAME_PARAMETER = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  description: "The checkpoint's name",
+  schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+}
+
+const listCheckpointsRoute = admin({
+  id: 'listCheckpoints',
+  summary: 'The checkpoints, oldest saved first, with their times and pet counts',
+  description: SCOPE,
+  errors: [],
+  parameters: () => [TENANT_PARAMETER],
+  success: [{ status: 200, description: 'The checkpoints', schema: CheckpointListSchema }],
+  run: ({ state, key }) => json(200, listCheckpoints(state, key)),
+})
+
+const saveCheckpointRoute = admin({
+  id: 'saveCheckpoint',
+  summary: 'Save the data (pets and the id sequence, and the scenarios if asked) under a name',
+  description: `A name in use is refused (409) unless "replace" is true. The reset keeps checkpoints. ${SCOPE}`,
+  makesTenant: true,
+  body: {
+    limit: 'bodyBytes',
+    schema: CheckpointInputSchema,
+    emptyHint: 'send a JSON checkpoint such as {"name":"before-checkout"}',
+  },
+  errors: ['invalid_body', 'conflict', 'insufficient_storage'],
+  success: [
+    {
+      status: 201,
+      description: 'Saved',
+      schema: CheckpointListSchema.element,
+      headers: { Location: 'The checkpoint: its restore and delete are under it' },
+    },
+  ],
+  run({ state, key, body }) {
+    const checked = checkObject(CheckpointInputSchema, body, 'body')
+    // Every problem at once: the name's own rule too, when the schema found others.
+    const name = (body as { name?: unknown } | null)?.name
+    const nameProblem = typeof name === 'string' ? checkpointNameProblem(name) : undefined
+    const problems = [...(checked.ok ? [] : checked.problems), ...(nameProblem === undefined ? [] : [nameProblem])]
+    if (!checked.ok || problems.length > 0) throw new ApiError('invalid_body', problems.join('; '))
+    const summary = saveCheckpoint(state, key, checked.value)
+    return json(201, summary, { Location: `${ADMIN_PATH}/checkpoints/${summary.name}` })
+  },
+})
+
+const restoreCheckpointRoute = admin({
+  id: 'restoreCheckpoint',
+  summary: 'Rewind the data (and the scenarios, if saved with it) to a checkpoint',
+  description: `The journal stays as it is. ${SCOPE}`,
+  errors: ['checkpoint_not_found'],
+  parameters: () => [NAME_PARAMETER],
+  success: [{ status: 204, description: 'Rewound' }],
+  run({ state, key, params }) {
+    rewindToCheckpoint(state, key, params.name ?? '')
+    return noContent()
+  },
+})
+
+const deleteCheckpointRoute = admin({
+  id: 'deleteCheckpoint',
+  summary: 'Delete a checkpoint',
+  description: SCOPE,
+  errors: ['checkpoint_not_found'],
+  parameters: () => [NAME_PARAMETER],
+  success: [{ status: 204, description: 'Deleted' }],
+  run({ state, key, params }) {
+    deleteCheckpoint(state, key, params.name ?? '')
+    return noContent()
+  },
+})
+
 export const adminRoutes: readonly Route[] = [
   { area: 'admin', path: '/reset', methods: { POST: reset } },
   { area: 'admin', path: '/requests', methods: { GET: listRequests } },
@@ -371,4 +466,7 @@ export const adminRoutes: readonly Route[] = [
   { area: 'admin', path: '/traffic', methods: { GET: traffic } },
   { area: 'admin', path: '/events', methods: { GET: events } },
   { area: 'admin', path: '/forwarding', methods: { GET: getForwarding, PUT: setForwarding } },
+  { area: 'admin', path: '/checkpoints', methods: { GET: listCheckpointsRoute, POST: saveCheckpointRoute } },
+  { area: 'admin', path: '/checkpoints/{name}', methods: { DELETE: deleteCheckpointRoute } },
+  { area: 'admin', path: '/checkpoints/{name}/restore', methods: { POST: restoreCheckpointRoute } },
 ]

@@ -11,7 +11,9 @@ import type { Delays } from './delays.js'
 import type { EventBus } from './events.js'
 import { forwardingOf, type ForwardingState } from './forwarding.js'
 import { checkStoreState, type StoreState } from '../api/contract.js'
-import type { SandboxHealth } from './contract.js'
+import type { SandboxHealth, Scenario, ScenarioInput } from './contract.js'
+import { checkpointNameProblem, type CheckpointPool, type CheckpointSummary } from './checkpoints.js'
+import { ApiError } from '../http/errors.js'
 import type { ListCache } from '../api/list-cache.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { LIMIT_NAMES, LIMITS, type LimitName, type Limits } from '../limits.js'
@@ -39,6 +41,8 @@ export interface SandboxState {
   readonly listCache: ListCache
   /** What the created pets of all tenants use of the createdPets budget. */
   readonly created: { used: number; readonly max: number }
+  /** What all tenants' checkpoints weigh together, against the checkpointBytes budget. */
+  readonly checkpointBytes: CheckpointPool
   /** Large bodies (state imports) being read or parsed now: the largeBodies budget's use. */
   readonly bodies: { large: number }
   /** What the host knows of its own budgets' use. */
@@ -49,6 +53,10 @@ export interface SandboxState {
   readonly delays: Delays
   readonly events: EventBus
   readonly counters: Counters
+  /** Counts every change of data and checkpoints, in every tenant: what a state file watches. */
+  readonly changes: { count: number }
+  /** The host's state file, for health (`--state-file`); none in-process. */
+  readonly stateFile: () => StateFileHealth | null
   /** Which operations the upstream answers (`--upstream`); always none in-process. */
   readonly forwarding: ForwardingState
   readonly clock: Clock
@@ -56,6 +64,13 @@ export interface SandboxState {
   readonly startedAt: number
   /** Files the host serves under /__sandbox/docs; none in-process. */
   readonly assets: (name: string) => Asset | undefined
+}
+
+/** What health says of a state file (`--state-file`). */
+export interface StateFileHealth {
+  readonly file: string
+  readonly savedAt: string | null
+  readonly error: string | null
 }
 
 /** Restores the seed and the id sequence, and clears the journal and scenarios; with a key in isolated mode, that key's only. */
@@ -121,6 +136,8 @@ function usageOf(state: SandboxState): SandboxHealth['limits'] {
     createdPetsPerTenant: state.tenants.mostCreated(),
     createdPets: state.created.used,
     scenarios: state.scenarios.list().length,
+    checkpoints: state.tenants.mostCheckpoints(),
+    checkpointBytes: state.checkpointBytes.used,
     journalEntries: journal.entries,
     journalBytes: journal.bytes,
     listCacheBytes: state.listCache.bytes(),
@@ -151,6 +168,76 @@ export function healthOf(state: SandboxState): SandboxHealth {
       state.forwarding.upstream === null
         ? null
         : { label: state.forwarding.upstream, forward: forwardingOf(state.forwarding).forward },
+    stateFile: state.stateFile(),
     limits: usageOf(state),
   }
+}
+
+/** Saves a key's data (and scenarios, when asked) as a checkpoint; in shared mode, everyone's. */
+export function saveCheckpoint(
+  state: SandboxState,
+  key: string | undefined,
+  input: { readonly name: string; readonly scenarios?: boolean | undefined; readonly replace?: boolean | undefined },
+): CheckpointSummary {
+  const owner = key ?? state.defaultKey
+  const problem = checkpointNameProblem(input.name)
+  if (problem !== undefined) throw new ApiError('invalid_body', problem)
+  const data = snapshotState(state, owner)
+  const scenarioInputs =
+    input.scenarios === true ? (scenarioBookFor(state, key, false)?.list() ?? []).map(scenarioInputOf) : undefined
+  const summary = state.tenants.checkpointsFor(owner).save(
+    {
+      name: input.name,
+      savedAt: new Date(state.clock()).toISOString(),
+      pets: data.pets.length,
+      nextId: data.nextId,
+      scenarios: scenarioInputs !== undefined,
+      state: data,
+      scenarioInputs,
+    },
+    input.replace === true,
+  )
+  state.events.emit({ type: 'checkpoints', key: state.tenants.scope(key) })
+  return summary
+}
+
+/** A key's checkpoints, oldest saved first; none for a tenant that has none. */
+export function listCheckpoints(state: SandboxState, key: string | undefined): CheckpointSummary[] {
+  return state.tenants.existingCheckpoints(key ?? state.defaultKey)?.list() ?? []
+}
+
+/** Rewinds a key's data (and its scenarios, when the checkpoint holds them) to a checkpoint. */
+export function rewindToCheckpoint(state: SandboxState, key: string | undefined, name: string): CheckpointSummary {
+  const owner = key ?? state.defaultKey
+  const checkpoint = state.tenants.existingCheckpoints(owner)?.get(name)
+  if (checkpoint === undefined) throw checkpointNotFound(state, key, name)
+  applyState(state, checkpoint.state, owner)
+  if (checkpoint.scenarioInputs !== undefined) {
+    const book = scenarioBookFor(state, key, true) ?? state.scenarios
+    book.clear()
+    for (const scenario of checkpoint.scenarioInputs) book.add(scenario)
+  }
+  const { state: _, scenarioInputs: __, ...summary } = checkpoint
+  return summary
+}
+
+/** Deletes one of a key's checkpoints. */
+export function deleteCheckpoint(state: SandboxState, key: string | undefined, name: string): void {
+  const removed = state.tenants.existingCheckpoints(key ?? state.defaultKey)?.remove(name) === true
+  if (!removed) throw checkpointNotFound(state, key, name)
+  state.events.emit({ type: 'checkpoints', key: state.tenants.scope(key) })
+}
+
+function checkpointNotFound(state: SandboxState, key: string | undefined, name: string): ApiError {
+  const names = listCheckpoints(state, key).map((checkpoint) => checkpoint.name)
+  return new ApiError(
+    'checkpoint_not_found',
+    `checkpoint ${JSON.stringify(name)} does not exist; ${names.length === 0 ? 'there are none' : `there are ${names.join(', ')}`}`,
+  )
+}
+
+/** A scenario as it was added, with the calls it has left: what a rewind adds again. */
+function scenarioInputOf(scenario: Scenario): ScenarioInput {
+  const { id: _, remaining, ...rest } = scenario
+  return { ...rest, ...(remaining !== undefined && { times: remaining }) }
 }

@@ -15,6 +15,7 @@
 import type { Pet } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
 import { indexPets, type PetIndex } from '../api/pet-index.js'
+import { createCheckpointBook, type CheckpointBook, type CheckpointPool } from './checkpoints.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
 import { createTenantStore, type StoreBudgets, type TenantStore } from '../api/store.js'
 import { maskKey } from '../api/auth.js'
@@ -56,6 +57,10 @@ export interface Tenants {
   scenariosFor(key: string): WritableScenarioBook | undefined
   /** A tenant's own scenarios if it has any, without creating them. */
   existingScenarios(key: string): WritableScenarioBook | undefined
+  /** A tenant's checkpoints (in shared mode, everyone's), created on first use with the tenant. */
+  checkpointsFor(key: string): CheckpointBook
+  /** A tenant's checkpoints if it has any, without creating them. */
+  existingCheckpoints(key: string): CheckpointBook | undefined
   /** Resets one tenant, or every store when no key is given. */
   reset(key?: string): void
   /** Replaces the seed (fixtures reloaded) and resets every store to it. */
@@ -70,6 +75,8 @@ export interface Tenants {
   list(): { handle: string; key: string; store: TenantStore }[]
   /** The most pets any one tenant created since its reset. */
   mostCreated(): number
+  /** The most checkpoints any one tenant keeps. */
+  mostCheckpoints(): number
   /** The key a handle stands for, if that tenant still exists. */
   keyOf(handle: string): string | undefined
   /** The handle of a key's tenant, if it has one. */
@@ -84,6 +91,7 @@ interface Tenant {
   readonly label: TenantLabel
   readonly store: TenantStore
   scenarios: WritableScenarioBook | undefined
+  checkpoints: CheckpointBook | undefined
   inFlight: number
 }
 
@@ -95,6 +103,8 @@ export function createTenants(options: {
   maxCreatedPets: number
   /** What every tenant's store shares: the list cache and the pool of created pets. */
   budgets: StoreBudgets
+  /** Checkpoints: how many one tenant keeps, and the bytes all of them share. */
+  checkpoints: { readonly max: number; readonly pool: CheckpointPool }
   /** Told the key of each evicted tenant. */
   onEvict: (key: string) => void
 }): Tenants {
@@ -112,8 +122,9 @@ export function createTenants(options: {
   const evictOne = (): boolean => {
     for (const [key, tenant] of tenants) {
       if (key === defaultKey || tenant.inFlight > 0) continue
-      // Its created pets go back to the pool, its cached answers to the cache.
+      // Its created pets go back to the pool, its cached answers to the cache, its checkpoints' bytes to theirs.
       tenant.store.reset()
+      tenant.checkpoints?.clear()
       tenants.delete(key)
       keysByHandle.delete(tenant.handle)
       evicted++
@@ -141,6 +152,7 @@ export function createTenants(options: {
         label: labelTenant(id, defaultKey),
         store: createTenantStore(seedIndex, maxCreatedPets, budgets),
         scenarios: undefined,
+        checkpoints: undefined,
         inFlight: 0,
       }
       keysByHandle.set(tenant.handle, id)
@@ -175,6 +187,12 @@ export function createTenants(options: {
       return tenant.scenarios
     },
     existingScenarios: (key) => (isolated ? tenants.get(key)?.scenarios : undefined),
+    checkpointsFor(key) {
+      const tenant = tenantOf(key)
+      tenant.checkpoints ??= createCheckpointBook(options.checkpoints.max, options.checkpoints.pool)
+      return tenant.checkpoints
+    },
+    existingCheckpoints: (key) => tenants.get(idOf(key))?.checkpoints,
     reset(key) {
       const scoped = scope(key)
       if (scoped !== undefined) {
@@ -198,6 +216,11 @@ export function createTenants(options: {
     mostCreated() {
       let most = 0
       for (const tenant of tenants.values()) most = Math.max(most, tenant.store.createdCount())
+      return most
+    },
+    mostCheckpoints() {
+      let most = 0
+      for (const tenant of tenants.values()) most = Math.max(most, tenant.checkpoints?.list().length ?? 0)
       return most
     },
     // The default key's data first, then the others from the least recently used.

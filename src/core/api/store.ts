@@ -100,6 +100,8 @@ export interface StoreBudgets {
    * never holds more than one text per stored pet, which the pet budgets already bound.
    */
   readonly petJson?: WeakMap<Pet, string>
+  /** Counts every change of any store's data: a state file saves when it moved. */
+  readonly changes?: { count: number }
 }
 
 /** A store over a seed index; several stores (tenants) share one index. */
@@ -109,6 +111,7 @@ export function createTenantStore(
   budgets: StoreBudgets = { cache: undefined, created: { used: 0, max: Number.MAX_SAFE_INTEGER } },
 ): TenantStore {
   const { cache, created: pool } = budgets
+  const changes = budgets.changes ?? { count: 0 }
   const petJson = budgets.petJson ?? new WeakMap<Pet, string>()
   const owner = cache?.newOwner() ?? 0
   let seed = seedIndex
@@ -123,6 +126,7 @@ export function createTenantStore(
   let state = fresh(seed)
   // Every change swaps or grows the state: the cached answers go, and the pool gets its pets back.
   const replace = (next: State) => {
+    changes.count++
     pool.used -= state.created.length
     cache?.drop(owner)
     state = next
@@ -200,6 +204,7 @@ export function createTenantStore(
       }
       state.nextId = id + 1
       pool.used++
+      changes.count++
       cache?.drop(owner)
       const pet: Pet = { id, ...newPet }
       state.created.push(pet)

@@ -139,8 +139,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'A query parameter, path parameter, body, Prefer header or the request itself is invalid',
   401: 'The API key is missing or invalid',
   403: 'A Host name the sandbox does not answer, or (admin routes) a web page on another site',
-  404: 'The animal cannot be found',
-  409: 'Forwarding asked of a sandbox started without an upstream (--upstream)',
+  404: 'The animal, or the checkpoint, cannot be found',
+  409: 'A checkpoint of that name exists already (replace: true saves over it), or forwarding asked of a sandbox started without an upstream (--upstream)',
   405: 'The path does not take this method; Allow lists those it takes',
   408: 'The request line, headers or body did not arrive in time',
   410: 'Past the sunset date (the sandbox clock, --now): the operation is removed',
@@ -155,7 +155,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   502: 'Forwarded to the upstream (--upstream), which could not be reached, broke off its answer, answered over the upstreamBodyBytes budget, or answered with a Content-Encoding though asked for identity',
   503: 'Past a budget (tenants, large bodies, event readers, forwarded requests) or simulated by a scenario, Prefer or --failure-rate: unavailable',
   504: 'Forwarded to the upstream (--upstream), which gave no whole answer within the upstreamTimeoutMs budget',
-  507: 'The created-pets budget is spent; reset to make room',
+  507: 'A budget is spent: the created pets (reset to make room), or the checkpoints (delete one)',
 }
 
 const ERROR_HEADER_SCHEMAS: Record<string, Json> = {

@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   unauthorized: 401,
   forbidden: 403,
   pet_not_found: 404,
+  checkpoint_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -1,0 +1,279 @@
+/**
+ * `--state-file` as a presenter meets it: the data, its checkpoints and the next id survive a
+ * restart; `kill -9` in the middle of writes never leaves a broken file; a second process on the
+ * same file is refused; a bad file refuses to start; a folder that cannot be written leaves the
+ * API answering and health saying why. The CLI runs from the build, as `npx` runs it.
+ */
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
+
+const BIN = fileURLToPath(new URL('../bin/petstore-sandbox.js', import.meta.url))
+const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
+const JSON_BODY = { 'Content-Type': 'application/json' }
+const folders: string[] = []
+
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
+})
+
+function folder(): string {
+  const made = mkdtempSync(join(tmpdir(), 'petstore-state-'))
+  folders.push(made)
+  return made
+}
+
+interface Running {
+  cli: Cli
+  url: string
+}
+
+async function start(file: string, extra: string[] = []): Promise<Running> {
+  const cli = spawnNode([BIN, '--port', '0', '--quiet', '--state-file', file, ...extra])
+  const [, url = ''] = await waitFor(cli, /listening on (http:\/\/\S+)\/v1/)
+  return { cli, url }
+}
+
+async function stop({ cli }: Running, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  cli.child.kill(signal)
+  return cli.exited
+}
+
+async function create(url: string, name: string): Promise<number> {
+  const response = await fetch(`${url}/v1/pets`, {
+    method: 'POST',
+    headers: { ...AUTH, ...JSON_BODY },
+    body: JSON.stringify({ name, categoryId: 1 }),
+  })
+  return response.status
+}
+
+async function listed(url: string): Promise<{ id: number; name: string }[]> {
+  return (await (await fetch(`${url}/v1/pets?limit=100`, { headers: AUTH })).json()) as { id: number; name: string }[]
+}
+
+interface Health {
+  stateFile: { file: string; savedAt: string | null; error: string | null } | null
+}
+const health = async (url: string) => (await (await fetch(`${url}/__sandbox/health`)).json()) as Health
+
+/** Waits for health to say what the test waits for: the save itself, not a guess at its time. */
+async function healthUntil(url: string, holds: (health: Health) => boolean): Promise<Health> {
+  for (;;) {
+    const current = await health(url)
+    if (holds(current)) return current
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+interface Saved {
+  version: number
+  nextId: number
+  pets: { id: number; name: string }[]
+  checkpoints: { name: string; nextId: number; pets: unknown[] }[]
+}
+const readSaved = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Saved
+
+describe('--state-file', () => {
+  it('is made from the seed when missing, and a restart brings back the pets, the checkpoints and the next id', async () => {
+    const file = join(folder(), 'demo', 'state.json')
+    const first = await start(file)
+    expect(readSaved(file)).toMatchObject({ version: 1, nextId: 33, checkpoints: [] })
+    expect(readSaved(file).pets).toHaveLength(32)
+
+    expect(await create(first.url, 'Rehearsed 1')).toBe(201)
+    expect(await create(first.url, 'Rehearsed 2')).toBe(201)
+    const saved = await fetch(`${first.url}/__sandbox/checkpoints`, {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: '{"name":"before-checkout"}',
+    })
+    expect(saved.status).toBe(201)
+    expect(await create(first.url, 'On stage')).toBe(201)
+    expect(await stop(first)).toBe(0)
+
+    const second = await start(file)
+    try {
+      expect((await listed(second.url)).slice(-3).map((pet) => pet.name)).toEqual([
+        'Rehearsed 1',
+        'Rehearsed 2',
+        'On stage',
+      ])
+      const checkpoints = (await (await fetch(`${second.url}/__sandbox/checkpoints`)).json()) as {
+        name: string
+        pets: number
+        nextId: number
+      }[]
+      expect(checkpoints).toMatchObject([{ name: 'before-checkout', pets: 34, nextId: 35 }])
+      // The id sequence went on from where it was.
+      const next = await fetch(`${second.url}/v1/pets`, {
+        method: 'POST',
+        headers: { ...AUTH, ...JSON_BODY },
+        body: '{"name":"After restart","categoryId":1}',
+      })
+      expect(((await next.json()) as { id: number }).id).toBe(36)
+      // And the checkpoint still rewinds.
+      await fetch(`${second.url}/__sandbox/checkpoints/before-checkout/restore`, { method: 'POST' })
+      expect((await listed(second.url)).at(-1)?.name).toBe('Rehearsed 2')
+    } finally {
+      await stop(second)
+    }
+  })
+
+  it('saves after changes without a shutdown: a kill -9 once health says saved loses nothing', async () => {
+    const file = join(folder(), 'state.json')
+    const first = await start(file)
+    const before = (await health(first.url)).stateFile?.savedAt
+    expect(await create(first.url, 'Kept')).toBe(201)
+    await healthUntil(first.url, (current) => current.stateFile?.savedAt !== before)
+    await stop(first, 'SIGKILL')
+    expect(readSaved(file).pets.at(-1)?.name).toBe('Kept')
+  })
+
+  it('after kill -9 in a burst of writes, 20 times over, the file always parses and holds a state that existed', async () => {
+    const file = join(folder(), 'state.json')
+    let last = 0
+    for (let round = 0; round < 20; round++) {
+      // Saves as often as they can go (every 10 ms) over a larger file, so kills land mid-write.
+      const running = await start(file, [
+        '--generate',
+        '3000',
+        '--random-seed',
+        '7',
+        '--limit',
+        'stateSaveIntervalMs=10',
+      ])
+      let answered = 0
+      const killAt = 5 + ((round * 7) % 40)
+      let kill: () => void = () => undefined
+      const killed = new Promise<void>((resolve) => {
+        kill = resolve
+      })
+      const writer = async (chain: number) => {
+        for (let index = 0; index < 30; index++) {
+          const status = await create(running.url, `r${round}-${chain}-${index}`).catch(() => 0)
+          if (status !== 201) return
+          if (++answered === killAt) kill()
+        }
+      }
+      const writers = [0, 1, 2, 3].map(writer)
+      await killed
+      await stop(running, 'SIGKILL')
+      await Promise.all(writers)
+
+      const saved = readSaved(file)
+      const ids = saved.pets.map((pet) => pet.id)
+      // A state that existed: the seed, then created pets with the ids given in order, none missing, and the next id after them.
+      expect(ids).toEqual(Array.from({ length: ids.length }, (_, index) => index + 1))
+      expect(saved.nextId).toBe(ids.length + 1)
+      for (const pet of saved.pets.slice(3000)) expect(pet.name).toMatch(/^r\d+-\d-\d+$/)
+      // Nothing saved before is lost: every round starts from the last one's file.
+      expect(ids.length).toBeGreaterThanOrEqual(last)
+      last = ids.length
+    }
+    expect(last).toBeGreaterThan(3000)
+    // A save cut short leaves its temporary file; the next start, holding the lock, removes them.
+    const leftovers = () => readdirSync(dirname(file)).filter((name) => name.endsWith('.tmp'))
+    const cleanStart = await start(file)
+    expect(leftovers()).toEqual([])
+    await stop(cleanStart)
+  }, 120_000)
+
+  it('refuses a second process on the same file, with a clear message, and takes over a dead one', async () => {
+    const file = join(folder(), 'state.json')
+    const first = await start(file)
+    const second = spawnNode([BIN, '--port', '0', '--state-file', file])
+    expect(await second.exited).toBe(1)
+    expect(second.stderr()).toMatch(
+      new RegExp(
+        `^petstore-sandbox: ${file.replace(/[.]/g, '\\.')} is in use by process ${first.cli.child.pid} \\(its lock is .+\\.lock\\): stop that sandbox first, or give this one another --state-file\\n$`,
+      ),
+    )
+    expect(await create(first.url, 'Still mine')).toBe(201)
+    await stop(first, 'SIGKILL')
+    // Its lock stays behind, naming a process that is gone: the next start takes it over.
+    expect(existsSync(`${file}.lock`)).toBe(true)
+    const third = await start(file)
+    await stop(third)
+    expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+
+  it('refuses to start on a bad file, naming every problem, and leaves the file as it was', async () => {
+    const file = join(folder(), 'state.json')
+    const bad = JSON.stringify({
+      version: 2,
+      pets: [
+        { id: 1, name: 'A', categoryId: 'x' },
+        { id: 1, name: 'B', categoryId: 1 },
+      ],
+      nextId: 1,
+      checkpoints: [{ name: 'has space', savedAt: 'yesterday', pets: [], nextId: 1 }],
+    })
+    writeFileSync(file, bad)
+    const cli = spawnNode([BIN, '--port', '0', '--state-file', file])
+    expect(await cli.exited).toBe(1)
+    const message = cli.stderr()
+    for (const problem of [
+      'version must be 1, got 2',
+      'pets.0.categoryId must be an integer, got "x"',
+      'pets.1.id is already used by pets.0',
+      'nextId must be greater than the highest id, 1',
+      'checkpoints.0.name must be 1 to 64 letters',
+      'checkpoints.0.savedAt must be a date (ISO 8601), got "yesterday"',
+    ]) {
+      expect(message).toContain(problem)
+    }
+    expect(message).toMatch(/the sandbox did not start\n$/)
+    expect(message.split('\n').filter(Boolean)).toHaveLength(1)
+    expect(readFileSync(file, 'utf8')).toBe(bad)
+    expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+
+  it('refuses --isolate with it', async () => {
+    const cli = spawnNode([BIN, '--port', '0', '--isolate', '--state-file', join(folder(), 'state.json')])
+    expect(await cli.exited).toBe(1)
+    expect(cli.stderr()).toContain('--state-file keeps one set of data, and --isolate gives each key its own')
+  })
+
+  it('keeps answering when the folder cannot be written, says so in health, and saves again once it can', async () => {
+    const place = folder()
+    const dir = join(place, 'data')
+    mkdirSync(dir)
+    const file = join(dir, 'state.json')
+    const running = await start(file)
+    try {
+      // Root writes through a read-only mode, so as root the folder goes away instead: a save fails either way.
+      const asRoot = process.getuid?.() === 0
+      if (asRoot) rmSync(dir, { recursive: true, force: true })
+      else chmodSync(dir, 0o555)
+      expect(await create(running.url, 'Unsaved')).toBe(201)
+      const failing = await healthUntil(running.url, (current) => current.stateFile?.error != null)
+      expect(failing.stateFile?.error).toMatch(asRoot ? /^ENOENT/ : /^EACCES/)
+      // The API goes on.
+      expect(await create(running.url, 'Still answered')).toBe(201)
+      expect((await listed(running.url)).at(-1)?.name).toBe('Still answered')
+
+      if (asRoot) mkdirSync(dir)
+      else chmodSync(dir, 0o755)
+      await healthUntil(running.url, (current) => current.stateFile?.error === null)
+      expect(readSaved(file).pets.at(-1)?.name).toBe('Still answered')
+    } finally {
+      await stop(running)
+    }
+    // Logged once, not once per retry.
+    expect(running.cli.stderr().match(/cannot save/g)).toHaveLength(1)
+    expect(running.cli.stderr()).toContain(`saved ${file} again`)
+  })
+})
