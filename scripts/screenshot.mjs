@@ -34,7 +34,11 @@ try {
   const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)))
   const groups = [
     () => api('/pets?limit=5&status=available'),
-    () => create({ name: 'Mochi', categoryId: 2, status: 'available' }),
+    async () => {
+      // A rehearsal's point to rewind to: the Controls panel lists it.
+      await server.sandbox.checkpoint('before-checkout')
+      return create({ name: 'Mochi', categoryId: 2, status: 'available' })
+    },
     () => api('/pets/404'),
     () => fetch(`${server.apiUrl}/pets`),
     () => {

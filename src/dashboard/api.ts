@@ -1,20 +1,23 @@
 /**
  * The dashboard's calls to the admin routes under `/__sandbox` and to the API, and the shapes
- * they answer. Every refusal becomes an Error carrying the sandbox's own message.
+ * they answer. Every refusal becomes an Error (a Refusal) carrying the sandbox's own message and its
+ * status.
  *
  * Another machine's page has no key (the admin routes want one from there): the key the person
  * enters travels in `Authorization` on every admin call, never in a URL, and stays in this tab's
  * sessionStorage. A 401 from an admin route forgets it and tells `onRefused`; until a key is
  * entered again, admin calls fail at once with that message instead of asking the sandbox.
  *
- * May import: the core's contract files (types only, erased in the bundle) and its mounts.
+ * May import: the core's contract files and zod (types only, erased in the bundle) and its mounts.
  */
 
-import type { JournalEntry as Entry, PetPage } from '../core/admin/contract.js'
+import type { z } from 'zod'
+import type { CheckpointSchema, JournalEntry as Entry, PetPage } from '../core/admin/contract.js'
 import { ADMIN_PATH as ADMIN } from '../core/http/mounts.js'
 
 export { ADMIN }
 export type {
+  CheckpointInput,
   Forwarding,
   PetPage,
   SandboxHealth as Health,
@@ -27,6 +30,21 @@ export type {
 /** A journal entry as the event stream sends it: with the tenant's handle, to filter exactly. */
 export type JournalEntry = Entry & { readonly tenantId?: string | null }
 export type Pet = PetPage['pets'][number]
+/** A checkpoint as the list shows it: the contract exports its schema only. */
+export type Checkpoint = z.infer<typeof CheckpointSchema>
+
+/** A call that did not work: the sandbox's message, and its status (0 when it did not answer). */
+export class Refusal extends Error {
+  readonly status: number
+
+  constructor(message: string, status: number) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** The status of a refused call (0: none, or not a call's error). */
+export const statusOf = (error: unknown): number => (error instanceof Refusal ? error.status : 0)
 
 /** The tenant every scoped call is made for (isolated mode) and its label, or none. */
 export const scope: { tenant: string | undefined; label: string | undefined } = { tenant: undefined, label: undefined }
@@ -95,7 +113,7 @@ export function adminUrl(path: string, query: Record<string, string | number | u
 /** Fetches (an admin route with the key, when one is in use), and throws an Error with the sandbox's message when it refuses. */
 export async function call(url: string, init: RequestInit = {}): Promise<Response> {
   const admin = url.startsWith(ADMIN)
-  if (admin && credentials.refused !== undefined) throw new Error(credentials.refused)
+  if (admin && credentials.refused !== undefined) throw new Refusal(credentials.refused, 401)
   const key = admin ? adminKey() : undefined
   const headers = new Headers(init.headers)
   if (key !== undefined) headers.set('Authorization', `Bearer ${key}`)
@@ -103,7 +121,7 @@ export async function call(url: string, init: RequestInit = {}): Promise<Respons
   try {
     response = await fetch(url, { ...init, headers })
   } catch {
-    throw new Error('The sandbox did not answer. Is it running?')
+    throw new Refusal('The sandbox did not answer. Is it running?', 0)
   }
   if (response.ok) return response
   let message = `${response.status} ${response.statusText}`.trim()
@@ -117,7 +135,7 @@ export async function call(url: string, init: RequestInit = {}): Promise<Respons
   if (admin && response.status === 401 && key === credentials.key && credentials.refused === undefined) {
     refuse(message)
   }
-  throw new Error(message)
+  throw new Refusal(message, response.status)
 }
 
 export async function getJson<T>(url: string): Promise<T> {

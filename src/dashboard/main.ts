@@ -1,7 +1,8 @@
 /**
  * The dashboard's entry, bundled as `app.js`: wires the panels to the page, reads the mode and
  * the tenants from health, listens to the server's events (`request`: the live journal;
- * `change`: the pet table) and polls health (5 s) and traffic (2 s) while the page is visible.
+ * `change`: the pet table; `checkpoints`: their list) and polls health (5 s) and traffic (2 s)
+ * while the page is visible.
  * A page without a key (served to another machine) first asks for one, and again whenever an
  * admin route refuses it; with a key, the events are read through fetch, which can send it.
  *
@@ -23,6 +24,7 @@ import {
   type Tenant,
 } from './api.js'
 import { loadTraffic, setUpChart } from './chart.js'
+import { loadCheckpoints, setUpCheckpoints } from './checkpoints.js'
 import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
 import { loadPets, setUpData } from './data.js'
 import { showForwardedFor } from './forwarded.js'
@@ -44,6 +46,7 @@ function reloadScoped(): void {
   void loadPets(0)
   void loadJournal()
   void loadScenarios()
+  void loadCheckpoints()
 }
 
 /** Sets a text only when it differs, so live regions do not repeat themselves. */
@@ -145,6 +148,13 @@ function parse(data: string): unknown {
 
 const petsSoon = throttle(() => void loadPets(), 400)
 const scenariosSoon = throttle(() => void loadScenarios(), 1000)
+const checkpointsSoon = throttle(() => void loadCheckpoints(), 300)
+
+/** Whether an event about `data`'s tenant concerns the one shown (null: every tenant, or shared mode). */
+function forShownTenant(data: string): boolean {
+  const tenant = (parse(data) as { tenant?: string | null } | undefined)?.tenant ?? null
+  return tenant === null || scope.tenant === undefined || tenant === scope.tenant
+}
 
 function opened(): void {
   text('connection', 'Live updates: on')
@@ -159,8 +169,9 @@ function onEvent(type: string, data: string): void {
     if (entry !== undefined) liveEntry(entry)
     if (hasScenarios()) scenariosSoon()
   } else if (type === 'change') {
-    const tenant = (parse(data) as { tenant?: string | null } | undefined)?.tenant ?? null
-    if (tenant === null || scope.tenant === undefined || tenant === scope.tenant) petsSoon()
+    if (forShownTenant(data)) petsSoon()
+  } else if (type === 'checkpoints') {
+    if (forShownTenant(data)) checkpointsSoon()
   }
 }
 
@@ -183,7 +194,7 @@ function connect(): void {
       if (source.readyState === EventSource.CLOSED) retry()
       else text('connection', 'Live updates: reconnecting')
     })
-    for (const type of ['request', 'change']) {
+    for (const type of ['request', 'change', 'checkpoints']) {
       source.addEventListener(type, (event) => {
         onEvent(type, (event as MessageEvent<string>).data)
       })
@@ -273,6 +284,11 @@ async function boot(): Promise<void> {
     },
     () => void loadPets(0),
   )
+  // A rewind may bring back scenarios saved with it; the pets stay on the page shown.
+  setUpCheckpoints(() => {
+    void loadPets()
+    void loadScenarios()
+  })
   const select = byId('tenant') as HTMLSelectElement
   select.addEventListener('change', () => {
     const tenant = tenants.find((candidate) => candidate.id === select.value)

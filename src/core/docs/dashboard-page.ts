@@ -108,13 +108,28 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <section id="controls-panel" class="panel" aria-labelledby="controls-heading">
 <h2 id="controls-heading">Controls</h2>
 <h3>Reset</h3>
-<p class="hint" id="reset-hint">Restores the seed and the id sequence, and clears the journal and the scenarios.</p>
+<p class="hint" id="reset-hint">Restores the seed and the id sequence, and clears the journal and the scenarios. Checkpoints are kept.</p>
 <div class="row">
 <button type="button" id="reset" class="danger" aria-describedby="reset-hint">Reset data</button>
 <button type="button" id="reset-confirm" class="danger" hidden>Confirm reset</button>
 <button type="button" id="reset-cancel" hidden>Cancel</button>
 </div>
 <div id="reset-error" class="alert" role="alert"></div>
+<h3 id="checkpoints-heading">Checkpoints</h3>
+<p class="hint" id="checkpoints-hint">A copy of the data, saved under a name, to rewind to.</p>
+<ul id="checkpoints" class="checkpoints" aria-labelledby="checkpoints-heading" aria-describedby="checkpoints-hint"></ul>
+<div id="checkpoints-error" class="alert" role="alert"></div>
+<form id="checkpoint-form" class="checkpoint-form" aria-label="Save a checkpoint" novalidate>
+<div class="field">
+<label for="checkpoint-name">Save as…</label>
+<p class="hint" id="checkpoint-name-rule">Up to 64 letters, digits, “.”, “_” or “-”, such as <code>before-checkout</code>.</p>
+<input id="checkpoint-name" name="name" required autocomplete="off" spellcheck="false" aria-describedby="checkpoint-name-rule checkpoint-name-error">
+<p id="checkpoint-name-error" class="field-error" role="alert"></p>
+</div>
+<div class="check"><input type="checkbox" id="checkpoint-scenarios" name="scenarios"><label for="checkpoint-scenarios">with scenarios</label></div>
+<button type="submit" id="checkpoint-save">Save</button>
+<button type="button" id="checkpoint-replace" class="secondary" aria-describedby="checkpoint-name-error" hidden>Replace it</button>
+</form>
 <h3 id="scenarios-heading">Scenarios</h3>
 <div class="row wrap" id="scenario-presets" role="group" aria-label="Add a scenario"></div>
 <ul id="scenarios" class="scenarios" aria-label="Scenarios in force"></ul>
