@@ -209,6 +209,63 @@ describe('checkpoints under --isolate', () => {
   })
 })
 
+describe('checkpoints and the createdPets budget', () => {
+  afterEach(async () => {
+    await server.close()
+  })
+
+  it('counts the pets a rewind brings back: a save, rewind and delete loop cannot grow a tenant', async () => {
+    server = await startServer({ port: 0, isolate: true, limits: { createdPets: 3 } })
+    const asA = { Authorization: 'Bearer key-a' }
+    for (let round = 0; round < 3; round++) {
+      while (
+        (
+          await fetch(`${server.apiUrl}/pets`, {
+            method: 'POST',
+            headers: { ...asA, ...JSON_BODY },
+            body: '{"name":"More","categoryId":1}',
+          })
+        ).status === 201
+      ) {
+        // Until the budget says no.
+      }
+      await save({ name: 'loop', replace: true }, asA)
+      expect((await admin('/checkpoints/loop/restore', { method: 'POST', headers: asA })).status).toBe(204)
+      await admin('/checkpoints/loop', { method: 'DELETE', headers: asA })
+    }
+    // Three rounds, and still the seed plus the budget's three.
+    expect(await pets('key-a')).toHaveLength(35)
+  })
+
+  it('refuses a rewind (507) when the pets it brings back no longer fit, changing nothing', async () => {
+    server = await startServer({ port: 0, isolate: true, limits: { createdPets: 2 } })
+    const asA = { Authorization: 'Bearer key-a' }
+    await create('A1', 'key-a')
+    await create('A2', 'key-a')
+    await save({ name: 'two' }, asA)
+    await admin('/reset', { method: 'POST', headers: asA })
+    await create('B1', 'key-b')
+    await create('B2', 'key-b')
+    const refused = await admin('/checkpoints/two/restore', { method: 'POST', headers: asA })
+    expect(refused.status).toBe(507)
+    expect((await refused.json()) as { code: string; message: string }).toMatchObject({
+      code: 'insufficient_storage',
+      message: expect.stringMatching(
+        /^This state holds 2 pets beyond the seed, and the sandbox has room for 0 more/,
+      ) as unknown,
+    })
+    expect(await pets('key-a')).toHaveLength(32)
+    // The same rule for a state import.
+    const state = (await (await admin('/state', { headers: { Authorization: 'Bearer key-b' } })).json()) as unknown
+    const imported = await admin('/state', {
+      method: 'PUT',
+      headers: { ...asA, ...JSON_BODY },
+      body: JSON.stringify(state),
+    })
+    expect(imported.status).toBe(507)
+  })
+})
+
 describe('checkpoints from the admin client', () => {
   beforeEach(async () => {
     server = await startServer({ port: 0 })

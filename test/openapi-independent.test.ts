@@ -314,9 +314,10 @@ const TABLE: readonly Row[] = [
     wrongMethod: 'POST',
     body: STATE,
     success: { status: 204 },
-    statuses: [204, 400, 401, 403, 405, 408, 413, 414, 415, 417, 431, 500, 501, 503],
+    statuses: [204, 400, 401, 403, 405, 408, 413, 414, 415, 417, 431, 500, 501, 503, 507],
     // BUSY: one large body at a time (largeBodies), and in isolated mode a new key's tenant.
-    adds: answers(JSON_BODY, BUSY),
+    // 507: pets beyond the seed count against the createdPets budget.
+    adds: answers(JSON_BODY, BUSY, { 507: ['insufficient_storage'] }),
   }),
   admin({
     id: 'health',
@@ -413,8 +414,9 @@ const TABLE: readonly Row[] = [
     success: { status: 204 },
     // No 503: a checkpoint is found in its key's tenant before anything is rewound, so a rewind
     // never makes a tenant; a key without one has no checkpoint, and gets 404 (rewindToCheckpoint).
-    statuses: [204, 400, 401, 403, 404, 405, 408, 413, 414, 417, 431, 500, 501],
-    adds: { 404: ['checkpoint_not_found'] },
+    statuses: [204, 400, 401, 403, 404, 405, 408, 413, 414, 417, 431, 500, 501, 507],
+    // 507: a checkpoint's pets beyond the seed count against the createdPets budget.
+    adds: { 404: ['checkpoint_not_found'], 507: ['insufficient_storage'] },
   }),
   admin({
     id: 'deleteCheckpoint',
@@ -480,6 +482,14 @@ const NOT_PRODUCED: readonly { ids: readonly string[]; status: number; code: Cod
     why:
       'answered only when the sandbox itself fails (an exception in the pipeline or the adapter); ' +
       'Prefer, scenarios and the failure rate simulate it on the pet operations only',
+  },
+  {
+    ids: ['restoreCheckpoint'],
+    status: 507,
+    code: 'insufficient_storage',
+    why:
+      'needs the createdPets pool spent by another tenant after the checkpoint was saved (one request cannot arrange it); ' +
+      'test/checkpoints.test.ts produces it',
   },
 ]
 
@@ -771,6 +781,7 @@ type ServerName =
   | 'sunset'
   | 'full'
   | 'oneCheckpoint'
+  | 'noRoom'
   | 'tenants'
   | 'imports'
   | 'noStreams'
@@ -787,6 +798,8 @@ const SERVER_OPTIONS: Record<ServerName, ServerOptions> = {
   full: { maxCreatedPets: 0 },
   // 507: one checkpoint per tenant, the one saved first (CHECKPOINT_SAVED).
   oneCheckpoint: { limits: { checkpoints: 1 } },
+  // 507: no pet beyond the seed, created or imported, in any key.
+  noRoom: { limits: { createdPets: 0 } },
   // 503: the default key's tenant and one held busy fill the cap. Closing cuts the held request.
   tenants: { isolate: true, maxTenants: 2, limits: { shutdownTimeoutMs: 0 } },
   // 503: one state import held half-read fills the largeBodies budget.
@@ -1040,6 +1053,21 @@ const STIMULI: readonly Stimulus[] = [
       return target === undefined ? undefined : { ...base(row), target }
     },
     aim: () => ({ status: 404, code: 'checkpoint_not_found' }),
+  },
+  {
+    name: 'a state with a pet beyond the seed, where the createdPets budget has no room',
+    server: 'noRoom',
+    request: (row) =>
+      row.id === 'importState'
+        ? {
+            ...base(row),
+            body: JSON.stringify({
+              pets: Array.from({ length: 33 }, (_, index) => ({ id: index + 1, name: 'Pet', categoryId: 1 })),
+              nextId: 34,
+            }),
+          }
+        : undefined,
+    aim: () => ({ status: 507, code: 'insufficient_storage' }),
   },
   {
     name: 'a checkpoint past the checkpoints limit',

@@ -7,11 +7,13 @@
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -198,7 +200,7 @@ describe('--state-file', () => {
     expect(await second.exited).toBe(1)
     expect(second.stderr()).toMatch(
       new RegExp(
-        `^petstore-sandbox: ${file.replace(/[.]/g, '\\.')} is in use by process ${first.cli.child.pid} \\(its lock is .+\\.lock\\): stop that sandbox first, or give this one another --state-file\\n$`,
+        `^petstore-sandbox: ${file.replace(/[.]/g, '\\.')} is in use by process ${first.cli.child.pid} \\(its lock is .+\\.lock\\): stop that sandbox first, or give this one another --state-file; if process ${first.cli.child.pid} is no sandbox, delete .+\\.lock\\n$`,
       ),
     )
     expect(await create(first.url, 'Still mine')).toBe(201)
@@ -208,6 +210,66 @@ describe('--state-file', () => {
     const third = await start(file)
     await stop(third)
     expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+
+  it('lets one of three processes started at once take the file, and refuses the others, five times over', async () => {
+    for (let round = 0; round < 5; round++) {
+      const file = join(folder(), 'state.json')
+      const clis = [0, 1, 2].map(() => spawnNode([BIN, '--port', '0', '--quiet', '--state-file', file]))
+      const outcomes = await Promise.all(
+        clis.map((cli) =>
+          waitFor(cli, /listening on/).then(
+            () => 'started',
+            () => cli.stderr(),
+          ),
+        ),
+      )
+      expect(outcomes.filter((outcome) => outcome === 'started')).toHaveLength(1)
+      for (const outcome of outcomes.filter((each) => each !== 'started')) {
+        expect(outcome).toContain('is in use by process')
+      }
+      for (const cli of clis) cli.child.kill('SIGTERM')
+      await Promise.all(clis.map((cli) => cli.exited))
+    }
+  })
+
+  it("follows a link to the file: the lock and the saves are the real file's", async () => {
+    const place = folder()
+    mkdirSync(join(place, 'real'))
+    const real = join(place, 'real', 'demo.json')
+    writeFileSync(
+      real,
+      JSON.stringify({ version: 1, nextId: 2, pets: [{ id: 1, name: 'Linked', categoryId: 1 }], checkpoints: [] }),
+    )
+    symlinkSync(real, join(place, 'link.json'))
+    const running = await start(join(place, 'link.json'))
+    expect(await create(running.url, 'Through the link')).toBe(201)
+    // The real path is locked too: a second sandbox on it is refused.
+    const second = spawnNode([BIN, '--port', '0', '--state-file', real])
+    expect(await second.exited).toBe(1)
+    await stop(running)
+    expect(lstatSync(join(place, 'link.json')).isSymbolicLink()).toBe(true)
+    expect(readSaved(real).pets.map((pet) => pet.name)).toEqual(['Linked', 'Through the link'])
+  })
+
+  it('saves at SIGHUP (a closed terminal) too, and gives the lock back', async () => {
+    const file = join(folder(), 'state.json')
+    const running = await start(file, ['--limit', 'stateSaveIntervalMs=600000'])
+    expect(await create(running.url, 'Before the hang-up')).toBe(201)
+    expect(await stop(running, 'SIGHUP')).toBe(0)
+    expect(readSaved(file).pets.at(-1)?.name).toBe('Before the hang-up')
+    expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+
+  it('refuses an empty --state-file, and takes an empty PETSTORE_STATE_FILE as unset', async () => {
+    const empty = spawnNode([BIN, '--port', '0', '--state-file', ''])
+    expect(await empty.exited).toBe(1)
+    expect(empty.stderr()).toBe('petstore-sandbox: --state-file needs a file name\n')
+    const unset = spawnNode([BIN, '--port', '0', '--quiet'], { PETSTORE_STATE_FILE: '' })
+    const [, url = ''] = await waitFor(unset, /listening on (http:\/\/\S+)\/v1/)
+    expect((await health(url)).stateFile).toBeNull()
+    unset.child.kill('SIGTERM')
+    await unset.exited
   })
 
   it('refuses to start on a bad file, naming every problem, and leaves the file as it was', async () => {

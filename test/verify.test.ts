@@ -227,11 +227,12 @@ describe('verify against a drifted server', () => {
     const at = report.cases.findIndex((row) => row.path === '/store/orders')
     expect(at).toBeGreaterThan(0)
     expect(report.cases.slice(0, at).every((row) => row.kind === 'same' || row.kind === 'skipped')).toBe(true)
-    expect(report.cases[at]?.server).toBe('no answer')
-    // A request or two may still meet the closing socket; from the first refused connection on, every row is skipped.
+    // The closing proxy may still get that answer out, or cut it; a request or two more may meet the
+    // closing socket. From the first refused connection on, every row is skipped.
+    expect(['no answer', '501 not_implemented']).toContain(report.cases[at]?.server)
     const first = report.cases.findIndex((row) => row.reason === 'the server stopped answering')
     expect(first).toBeGreaterThan(at)
-    expect(report.cases.slice(at, first).every((row) => row.server === 'no answer')).toBe(true)
+    expect(report.cases.slice(at + 1, first).every((row) => row.server === 'no answer')).toBe(true)
     expect(report.cases.slice(first).every((row) => row.reason === 'the server stopped answering')).toBe(true)
     expect(report.exitCode).toBe(2)
     expect(cli.stderr()).toMatch(

@@ -48,7 +48,11 @@ import {
 } from './admin/state.js'
 import { asyncStore, StateError, type PetStore } from './api/store.js'
 import type { CheckpointSummary } from './admin/checkpoints.js'
-import { checkPersisted, persistedText } from './admin/persisted.js'
+import { checkPersisted, persistedChunks } from './admin/persisted.js'
+import { CheckpointInputSchema } from './admin/contract.js'
+import { checkObject } from './api/contract.js'
+import { checkpointBytes } from './admin/checkpoints.js'
+import { pause } from './http/json-body.js'
 import { ApiError } from './http/errors.js'
 import { createTenants, labelTenant } from './admin/tenants.js'
 import type { Upstream } from './upstream.js'
@@ -168,8 +172,11 @@ export interface CheckpointOptions {
 export interface Persistence {
   /** Moves on every change of data or checkpoints: a host saves when it moved. */
   revision(): number
-  /** The file's text now. */
-  text(): Promise<string>
+  /**
+   * The file's text now, in pieces: the data is taken in one step, then serialised a slice at a
+   * time with a pause between, so a large state never holds the API for long.
+   */
+  chunks(): AsyncIterable<string>
   /** Replaces the data and the checkpoints with a file's, after checking all of it; throws StateError naming every problem. */
   load(input: unknown): Promise<void>
 }
@@ -359,14 +366,14 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     cutDelays: () => {
       delays.cut()
     },
-    checkpoint: async (name, options = {}) =>
-      guardApi(async () =>
-        saveCheckpoint(await whenReady(), options.key, {
-          name,
-          scenarios: options.scenarios,
-          replace: options.replace,
-        }),
-      ),
+    checkpoint: async (name, options) =>
+      guardApi(async () => {
+        const { key, ...rest } = options ?? {}
+        // The same checks as the route's body: a wrong option is named, not ignored.
+        const checked = checkObject(CheckpointInputSchema, { name, ...rest }, 'options')
+        if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
+        return saveCheckpoint(await whenReady(), key, checked.value)
+      }),
     async rewind(name, key) {
       const ready = await whenReady()
       await guardApi(() => rewindToCheckpoint(ready, key, name))
@@ -380,22 +387,45 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     },
     persistence: {
       revision: () => changes.count,
-      text: async () => {
+      async *chunks() {
         const ready = await whenReady()
-        return persistedText(
-          snapshotState(ready),
-          ready.tenants.existingCheckpoints(ready.defaultKey)?.all() ?? [],
-          new Date(ready.clock()).toISOString(),
-        )
+        // One step: the data and the checkpoints as they are now, then serialised in slices.
+        const view = ready.tenants.storeFor(ready.defaultKey).view()
+        const checkpoints = ready.tenants.existingCheckpoints(ready.defaultKey)?.all() ?? []
+        yield* persistedChunks(view, checkpoints, new Date().toISOString(), pause)
       },
       async load(input) {
         const ready = await whenReady()
         const checked = checkPersisted(input)
-        if (!checked.ok) throw new StateError(checked.problems.join('; '))
-        applyState(ready, checked.value.state)
+        const problems = checked.ok ? [] : [...checked.problems]
+        // The budgets, before anything is replaced: a file that does not fit leaves the sandbox as it was.
+        if (checked.ok) {
+          const { checkpoints } = checked.value
+          if (checkpoints.length > limits.checkpoints) {
+            problems.push(
+              `the file holds ${checkpoints.length} checkpoints, more than the checkpoints limit (${limits.checkpoints}): start with --limit checkpoints=${checkpoints.length}`,
+            )
+          }
+          const bytes = checkpoints.reduce(
+            (sum, checkpoint) => sum + checkpointBytes(checkpoint.state, checkpoint.scenarioInputs),
+            0,
+          )
+          if (bytes > limits.checkpointBytes) {
+            problems.push(
+              `the file's checkpoints weigh ${bytes} bytes, more than the checkpointBytes limit (${limits.checkpointBytes}): start with --limit checkpointBytes=${bytes}`,
+            )
+          }
+        }
+        if (!checked.ok || problems.length > 0) throw new StateError(problems.join('; '))
+        try {
+          applyState(ready, checked.value.state)
+        } catch (error) {
+          if (error instanceof ApiError) throw new StateError(error.message)
+          throw error
+        }
         const book = ready.tenants.checkpointsFor(ready.defaultKey)
         book.clear()
-        for (const checkpoint of checked.value.checkpoints) guardCheckpoint(() => book.save(checkpoint, false))
+        for (const checkpoint of checked.value.checkpoints) book.save(checkpoint, false)
       },
     },
   }
@@ -419,16 +449,6 @@ async function guardApi<T>(run: () => T | Promise<T>): Promise<T> {
     return await run()
   } catch (error) {
     if (error instanceof ApiError) throw new CheckpointError(error.message, error.code)
-    throw error
-  }
-}
-
-/** A checkpoint a state file holds that no longer fits the budgets: the file is refused, naming it. */
-function guardCheckpoint(run: () => unknown): void {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof ApiError) throw new StateError(error.message)
     throw error
   }
 }

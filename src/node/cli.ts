@@ -294,7 +294,11 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
           : options.shutdownTimeout,
       ...(options.limit && { limits: options.limit }),
       ...(options.trustProxy === true && { trustProxy: true }),
-      ...(options.stateFile !== undefined && { stateFile: options.stateFile }),
+      // An empty PETSTORE_STATE_FILE is unset, as for every variable; an empty --state-file is refused.
+      ...(options.stateFile !== undefined &&
+        !(options.stateFile === '' && program.getOptionValueSource('stateFile') === 'env') && {
+          stateFile: options.stateFile,
+        }),
       ...(options.upstream !== undefined && { upstream: options.upstream }),
       ...(forward !== undefined && { forward }),
       ...(options.upstreamKey !== undefined && { upstreamKey: options.upstreamKey }),
@@ -376,7 +380,7 @@ async function printBanner(server: RunningServer, options: CliOptions, paint: Pa
       ...(conditions.length > 0 ? [line('Simulating:', conditions.join(', '))] : []),
       ...forwarding,
       ...(options.watch === true ? [line('Watching:', `${options.fixtures ?? ''} (a change reloads the seed)`)] : []),
-      ...(options.stateFile !== undefined
+      ...(options.stateFile !== undefined && options.stateFile !== ''
         ? [
             line(
               'State file:',
@@ -434,7 +438,7 @@ function exposure(server: RunningServer, options: CliOptions, paint: Paint): str
 }
 
 /** Exit codes for a second signal, as a shell reports a process killed by it: 128 + its number. */
-const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 }
+const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }
 
 function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdownTimeoutMs: number): void {
   let closing = false
@@ -449,13 +453,17 @@ function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdow
         ? `Stopping (${signal}).`
         : `Stopping (${signal}): letting ${inFlight} request${inFlight === 1 ? '' : 's'} in flight finish, for up to ${shutdownTimeoutMs} ms. Press Ctrl-C again to stop at once.`,
     )
-    void server.close().then(() => {
+    void server.close().then(async () => {
+      // A state file whose last save failed: the data since the last good save is lost, and the exit says so.
+      const lost = (await server.sandbox.health()).stateFile?.error ?? null
       console.log(`Stopped (${signal}).`)
-      process.exit(0)
+      process.exit(lost === null ? 0 : 1)
     })
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+  // A closed terminal: stopped as gracefully, so a state file gets its last save.
+  process.on('SIGHUP', stop)
 }
 
 /** The budgets --limit can set: the table's rows whose range is more than one value. */

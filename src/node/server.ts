@@ -31,7 +31,15 @@ import { createAssets } from './assets.js'
 import { packageVersion } from './package-files.js'
 import { coloured, hueStyle, plain, statusStyle, type Paint } from './terminal.js'
 import { createUpstream, type UpstreamOptions } from './upstream.js'
-import { lockStateFile, readStateFile, startSaver, StateFileError, type StateFile } from './state-file.js'
+import {
+  lockStateFile,
+  readStateFile,
+  resolveStateFile,
+  startSaver,
+  StateFileError,
+  type StateFile,
+  type StateFileLock,
+} from './state-file.js'
 import { StateError } from '../core/api/store.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
@@ -160,18 +168,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
   )
   let saver: StateFile | undefined
-  const releaseLock = stateFile === undefined ? () => undefined : await openStateFile(stateFile, sandbox)
   if (stateFile !== undefined) {
+    const opened = await openStateFile(stateFile, sandbox)
     saver = startSaver({
-      file: stateFile,
+      file: opened.file,
+      lock: opened.lock,
       revision: () => sandbox.persistence.revision(),
-      text: () => sandbox.persistence.text(),
+      chunks: () => sandbox.persistence.chunks(),
       intervalMs: sandbox.limits.stateSaveIntervalMs,
+      ...(opened.loaded && { saved: sandbox.persistence.revision() }),
       log: (line) => {
         console.warn(`petstore-sandbox: ${line}`)
       },
     })
-    // A new file is written at once, from the seed; an existing one is as loaded.
+    // A new file is written at once, from the seed; a loaded one is left as it is until a change.
     await saver.saveNow()
   }
   const { limits } = sandbox
@@ -264,7 +274,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await once(server, 'listening')
   } catch (error) {
     await saver?.close()
-    releaseLock()
     throw new ServerStartError(describeListenError(error, host, port), { cause: error })
   }
   const address = server.address() as AddressInfo
@@ -279,9 +288,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     inFlight: () => adapter.flight.count(),
     close: () =>
       (closed ??= shutDown(server, adapter, shutdownTimeoutMs).then(async () => {
-        // The last changes, then the lock: another process may take the file from here.
+        // The last changes, then the lock (close gives it back): another process may take the file from here.
         await saver?.close()
-        releaseLock()
       })),
   }
 }
@@ -814,12 +822,16 @@ function describeListenError(error: unknown, host: string, port: number): string
 /**
  * Takes the state file's lock and loads the file into the sandbox, when it exists. A file that
  * is not valid refuses the start, naming every problem: the seed is never used in its place.
- * Answers the function that gives the lock back.
  */
-async function openStateFile(file: string, sandbox: SandboxCore): Promise<() => void> {
-  let release: () => void
+async function openStateFile(
+  given: string,
+  sandbox: SandboxCore,
+): Promise<{ file: string; lock: StateFileLock; loaded: boolean }> {
+  let file: string
+  let lock: StateFileLock
   try {
-    release = await lockStateFile(file)
+    file = await resolveStateFile(given)
+    lock = await lockStateFile(file)
   } catch (error) {
     if (error instanceof StateFileError) throw new ServerStartError(error.message)
     throw error
@@ -827,12 +839,12 @@ async function openStateFile(file: string, sandbox: SandboxCore): Promise<() => 
   try {
     const content = await readStateFile(file)
     if (content !== undefined) await sandbox.persistence.load(content)
-    return release
+    return { file, lock, loaded: content !== undefined }
   } catch (error) {
-    release()
+    lock.release()
     if (error instanceof StateFileError) throw new ServerStartError(`${error.message}; the sandbox did not start`)
     if (error instanceof StateError) {
-      throw new ServerStartError(`${file} is not a valid state file: ${error.message}; the sandbox did not start`)
+      throw new ServerStartError(`${given} is not a valid state file: ${error.message}; the sandbox did not start`)
     }
     throw error
   }

@@ -8,8 +8,8 @@
  * May import: node:*, the core, the other files here. Never msw.
  */
 import { readFileSync, rmSync } from 'node:fs'
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { link, mkdir, open, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { readJson } from '../core/http/json.js'
 
@@ -31,8 +31,21 @@ export interface StateFile {
   /** Saves now when the data moved since the last save (the first save of a new file). */
   saveNow(): Promise<void>
   status(): StateFileStatus
-  /** Saves what is pending now, stops saving, and gives the lock back. */
-  close(): Promise<void>
+  /** Saves what is pending now, stops saving, and gives the lock back; false when that last save failed. */
+  close(): Promise<boolean>
+}
+
+/**
+ * The file a path names, links followed: the lock must guard the file itself, and a save must
+ * replace the file, not a link to it.
+ */
+export async function resolveStateFile(file: string): Promise<string> {
+  if (file.trim() === '') throw new StateFileError('--state-file needs a file name')
+  const whole = await realpath(file).catch(() => undefined)
+  if (whole !== undefined) return whole
+  // Not there yet: its folder's real path, when the folder exists.
+  const folder = await realpath(dirname(file)).catch(() => dirname(resolve(file)))
+  return join(folder, basename(file))
 }
 
 /** The lock beside the file: it holds the pid of the process that uses the file. */
@@ -41,37 +54,81 @@ export function lockPathOf(file: string): string {
 }
 
 /**
- * Takes the file's lock, or says who holds it. A lock whose process is gone (a crash, `kill -9`)
- * is taken over. Answers the function that gives it back.
+ * Takes the file's lock, or says who holds it. The lock appears whole or not at all: the pid is
+ * written to a file of this process's own, then linked into place, and a link fails when the lock
+ * exists. A lock whose process is gone (a crash, `kill -9`) is moved aside, which only one of
+ * two racing processes can do, and taken again. Answers the lock's own checks and its release.
  */
-export async function lockStateFile(file: string): Promise<() => void> {
+export async function lockStateFile(file: string): Promise<StateFileLock> {
   const lock = lockPathOf(file)
+  const mine = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`
   await mkdir(dirname(file), { recursive: true }).catch(() => undefined)
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(lock, 'wx')
-      await handle.writeFile(`${process.pid}\n`)
-      await handle.close()
-      await removeLeftovers(file)
-      return () => {
-        // Only our own lock: a process that took over a lock it believed stale keeps its own.
-        if (readLockPid(lock) === process.pid) rmSync(lock, { force: true })
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new StateFileError(`cannot lock ${file} (${lock}): ${describe(error)}`)
-      }
-    }
-    const holder = readLockPid(lock)
-    if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
-      throw new StateFileError(
-        `${file} is in use by process ${holder} (its lock is ${lock}): stop that sandbox first, or give this one another --state-file`,
-      )
-    }
-    // Its process is gone: the lock is stale.
-    await rm(lock, { force: true })
+  try {
+    await writeFile(mine, `${process.pid}\n`)
+  } catch (error) {
+    throw new StateFileError(`cannot lock ${file} (${lock}): ${describe(error)}`)
   }
-  throw new StateFileError(`cannot lock ${file}: another process keeps taking ${lock}`)
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await link(mine, lock)
+        await removeLeftovers(file)
+        return lockOf(lock)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw new StateFileError(`cannot lock ${file} (${lock}): ${describe(error)}`)
+        }
+      }
+      const holder = readLockPid(lock)
+      if (holder === process.pid) {
+        throw new StateFileError(`${file} is in use by this process already: one sandbox per state file`)
+      }
+      if (holder !== undefined && isAlive(holder)) {
+        throw new StateFileError(
+          `${file} is in use by process ${holder} (its lock is ${lock}): stop that sandbox first, or give this one another --state-file; if process ${holder} is no sandbox, delete ${lock}`,
+        )
+      }
+      // Its process is gone: moved aside, by one process only, then taken.
+      await rename(lock, `${lock}.stale.${process.pid}.${randomBytes(4).toString('hex')}`).catch(() => undefined)
+      await removeStale(lock)
+    }
+    throw new StateFileError(`cannot lock ${file}: other processes keep taking ${lock}`)
+  } finally {
+    await rm(mine, { force: true })
+  }
+}
+
+/** The lock a server holds while it saves. */
+export interface StateFileLock {
+  /** False only when another process holds the lock now; takes it again when it is gone (its folder was removed and made again). */
+  holds(): Promise<boolean>
+  release(): void
+}
+
+function lockOf(lock: string): StateFileLock {
+  return {
+    async holds() {
+      const holder = readLockPid(lock)
+      if (holder !== undefined) return holder === process.pid
+      // Gone with its folder: taken again when the folder is back; until then the save itself fails and says why.
+      await writeFile(lock, `${process.pid}\n`, { flag: 'wx' }).catch(() => undefined)
+      const now = readLockPid(lock)
+      return now === undefined || now === process.pid
+    },
+    release() {
+      // Only our own lock: a process that took over a lock it believed stale keeps its own.
+      if (readLockPid(lock) === process.pid) rmSync(lock, { force: true })
+    },
+  }
+}
+
+/** Locks moved aside by takeovers. */
+async function removeStale(lock: string): Promise<void> {
+  const prefix = `${basename(lock)}.stale.`
+  const names = await readdir(dirname(lock)).catch(() => [])
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(dirname(lock), name), { force: true })),
+  )
 }
 
 /** Temporary files of saves a crash cut short: with the lock held, no one else is writing them. */
@@ -122,15 +179,20 @@ export async function readStateFile(file: string): Promise<unknown> {
 }
 
 /**
- * Writes the whole text to a temporary file in the same folder, flushes it to the disk, then
- * renames it over the file: a reader, or a crash, sees the old file or the new one, never a part.
+ * Writes the pieces to a temporary file in the same folder, flushes it to the disk, then renames
+ * it over the file: a reader, or a crash, sees the old file or the new one, never a part. The new
+ * file keeps the old one's permissions.
  */
-export async function writeAtomically(file: string, text: string): Promise<void> {
+export async function writeAtomically(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
   const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  const mode = await stat(file).then(
+    (found) => found.mode & 0o777,
+    () => undefined,
+  )
   try {
-    const handle = await open(temporary, 'w')
+    const handle = await open(temporary, 'w', mode)
     try {
-      await handle.writeFile(text)
+      for await (const chunk of chunks) await handle.write(chunk)
       await handle.sync()
     } finally {
       await handle.close()
@@ -159,51 +221,66 @@ async function syncFolder(folder: string): Promise<void> {
 
 export interface SaverOptions {
   readonly file: string
+  readonly lock: StateFileLock
   /** Moves on every change of what the file keeps (the core's Persistence.revision). */
   readonly revision: () => number
-  /** The file's text now. */
-  readonly text: () => Promise<string>
+  /** The file's text now, in pieces. */
+  readonly chunks: () => AsyncIterable<string>
   /** At most one save per this many ms (the `stateSaveIntervalMs` limit). */
   readonly intervalMs: number
+  /** The revision the file already holds (loaded at start): no save until it moves. */
+  readonly saved?: number
   /** Says a failure once per streak of failures, and the recovery. */
   readonly log: (line: string) => void
 }
 
+/** Failed saves wait longer each time, up to this: a disk that stays full is not hammered. */
+const MAX_RETRY_MS = 30_000
+
 /**
  * Saves after changes, at most once per interval, and once more at close. It looks at the
  * revision once per interval (a number compared: nothing on the request path). A failed save (a
- * full disk, a folder gone read-only) is logged once, kept in the status and tried again at the
- * next interval; the API never waits for a save, and never fails because of one.
+ * full disk, a folder gone read-only) is logged once, kept in the status and tried again later,
+ * waiting longer each time up to 30 s; the API never waits for a save, and never fails because
+ * of one. Before each save it checks that the lock is still its own.
  */
 export function startSaver(options: SaverOptions): StateFile {
-  const { file, intervalMs, log } = options
+  const { file, intervalMs, log, lock } = options
   let savedAt: string | null = null
   let error: string | null = null
-  let saved = Number.NaN
+  let saved = options.saved ?? Number.NaN
   let saving: Promise<void> | undefined
   let closed = false
+  let failures = 0
+  let nextTry = 0
 
   const save = async (): Promise<void> => {
     const revision = options.revision()
     if (revision === saved) return
     try {
-      await writeAtomically(file, await options.text())
+      if (!(await lock.holds())) {
+        throw new StateFileError(`another process holds ${lockPathOf(file)} now: not saving over its file`)
+      }
+      await writeAtomically(file, options.chunks())
       saved = revision
       savedAt = new Date().toISOString()
       if (error !== null) log(`saved ${file} again`)
       error = null
+      failures = 0
     } catch (failure) {
+      failures++
+      nextTry = Date.now() + Math.min(MAX_RETRY_MS, intervalMs * 2 ** Math.min(failures, 15))
       if (error === null) {
         log(
-          `cannot save ${file}: ${describe(failure)}; the API goes on, and saving is tried again every ${intervalMs} ms`,
+          `cannot save ${file}: ${describe(failure)}; the API goes on, and saving is tried again, less and less often`,
         )
       }
       error = describe(failure)
     }
   }
-  // One save at a time: a tick that finds one running waits for the next.
+  // One save at a time: a tick that finds one running, or a retry not yet due, waits for the next.
   const tick = () => {
-    if (saving !== undefined || closed) return
+    if (saving !== undefined || closed || Date.now() < nextTry) return
     saving = save().finally(() => {
       saving = undefined
     })
@@ -224,6 +301,8 @@ export function startSaver(options: SaverOptions): StateFile {
       await saving
       await save()
       if (error !== null) log(`cannot save ${file} at shutdown: ${error}`)
+      lock.release()
+      return error === null
     },
   }
 }

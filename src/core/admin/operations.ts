@@ -189,7 +189,7 @@ const importState = admin({
     schema: StoreStateSchema,
     emptyHint: 'send a JSON state {"pets": [...], "nextId": n}',
   },
-  errors: ['invalid_body'],
+  errors: ['invalid_body', 'insufficient_storage'],
   success: [{ status: 204, description: 'Replaced' }],
   async run({ state, key, body }) {
     const checked = await checkStoreStateInSlices(body, pause)
@@ -433,7 +433,7 @@ const restoreCheckpointRoute = admin({
   id: 'restoreCheckpoint',
   summary: 'Rewind the data (and the scenarios, if saved with it) to a checkpoint',
   description: `The journal stays as it is. ${SCOPE}`,
-  errors: ['checkpoint_not_found'],
+  errors: ['checkpoint_not_found', 'insufficient_storage'],
   parameters: () => [NAME_PARAMETER],
   success: [{ status: 204, description: 'Rewound' }],
   run({ state, key, params }) {

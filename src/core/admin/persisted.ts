@@ -6,8 +6,9 @@
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { checkObject, checkStoreState, type Checked, type Pet, type StoreState } from '../api/contract.js'
+import { petText } from '../api/store.js'
 import { checkpointNameProblem, type Checkpoint } from './checkpoints.js'
-import { ScenarioInputSchema, type ScenarioInput } from './contract.js'
+import { MAX_SCENARIOS, ScenarioInputSchema, type ScenarioInput } from './contract.js'
 
 /** The format's version: a file of another version is refused, never guessed at. */
 export const PERSISTED_VERSION = 1
@@ -21,34 +22,66 @@ export interface Persisted {
 const TOP_KEYS = ['version', 'savedAt', 'pets', 'nextId', 'checkpoints']
 const CHECKPOINT_KEYS = ['name', 'savedAt', 'pets', 'nextId', 'scenarios']
 
+/** Pets serialised in one step: a few milliseconds, then a pause for the requests waiting. */
+const PETS_PER_SLICE = 5_000
+
 /**
- * The file's text for the shared data and its checkpoints: one pet per line, so a person can
- * read it and a diff shows what changed, without the size of full indentation.
+ * The file's text in pieces, for the shared data and its checkpoints: one pet per line, so a
+ * person can read it and a diff shows what changed. The live pets are taken in one step (a
+ * consistent state) and serialised a slice at a time with a pause between, so a large state
+ * never holds the API for long and never makes one string past what V8 allows. A checkpoint
+ * never changes: its text is made once, the first time it is written, and kept with it.
  */
-export function persistedText(state: StoreState, checkpoints: readonly Checkpoint[], savedAt: string): string {
+export async function* persistedChunks(
+  view: { readonly pets: readonly Pet[]; readonly nextId: number },
+  checkpoints: readonly Checkpoint[],
+  savedAt: string,
+  pause: () => Promise<void>,
+): AsyncGenerator<string> {
   const field = (name: string, value: unknown) => `${JSON.stringify(name)}: ${JSON.stringify(value)}`
-  const pets = (list: readonly Pet[], indent: string) =>
-    list.length === 0 ? '[]' : `[\n${list.map((pet) => `${indent} ${JSON.stringify(pet)}`).join(',\n')}\n${indent}]`
-  const checkpointText = (checkpoint: Checkpoint) =>
-    [
-      '  {',
-      `   ${field('name', checkpoint.name)},`,
-      `   ${field('savedAt', checkpoint.savedAt)},`,
-      `   ${field('nextId', checkpoint.state.nextId)},`,
-      ...(checkpoint.scenarioInputs === undefined ? [] : [`   ${field('scenarios', checkpoint.scenarioInputs)},`]),
-      `   "pets": ${pets(checkpoint.state.pets, '   ')}`,
-      '  }',
-    ].join('\n')
-  return [
-    '{',
-    ` ${field('version', PERSISTED_VERSION)},`,
-    ` ${field('savedAt', savedAt)},`,
-    ` ${field('nextId', state.nextId)},`,
-    ` "pets": ${pets(state.pets, ' ')},`,
-    ` "checkpoints": ${checkpoints.length === 0 ? '[]' : `[\n${checkpoints.map(checkpointText).join(',\n')}\n ]`}`,
-    '}',
-    '',
-  ].join('\n')
+  yield `{\n ${field('version', PERSISTED_VERSION)},\n ${field('savedAt', savedAt)},\n ${field('nextId', view.nextId)},\n "pets": `
+  yield* petLines(view.pets, ' ', pause)
+  yield ',\n "checkpoints": '
+  if (checkpoints.length === 0) yield '[]'
+  for (const [index, checkpoint] of checkpoints.entries()) {
+    yield index === 0 ? '[\n' : ',\n'
+    let text = CHECKPOINT_TEXT.get(checkpoint)
+    if (text === undefined) {
+      const pieces = [
+        '  {\n',
+        `   ${field('name', checkpoint.name)},\n`,
+        `   ${field('savedAt', checkpoint.savedAt)},\n`,
+        `   ${field('nextId', checkpoint.state.nextId)},\n`,
+        ...(checkpoint.scenarioInputs === undefined ? [] : [`   ${field('scenarios', checkpoint.scenarioInputs)},\n`]),
+        '   "pets": ',
+      ]
+      for await (const piece of petLines(checkpoint.state.pets, '   ', pause)) pieces.push(piece)
+      pieces.push('\n  }')
+      text = pieces
+      CHECKPOINT_TEXT.set(checkpoint, text)
+    }
+    yield* text
+  }
+  if (checkpoints.length > 0) yield '\n ]'
+  yield '\n}\n'
+}
+
+/** Each checkpoint's text, made once: weak, so a deleted checkpoint's goes with it. */
+const CHECKPOINT_TEXT = new WeakMap<Checkpoint, string[]>()
+
+async function* petLines(pets: readonly Pet[], indent: string, pause: () => Promise<void>): AsyncGenerator<string> {
+  if (pets.length === 0) {
+    yield '[]'
+    return
+  }
+  yield '['
+  for (let start = 0; start < pets.length; start += PETS_PER_SLICE) {
+    if (start > 0) await pause()
+    const lines: string[] = []
+    for (const pet of pets.slice(start, start + PETS_PER_SLICE)) lines.push(`\n${indent} ${petText(pet)}`)
+    yield (start === 0 ? '' : ',') + lines.join(',')
+  }
+  yield `\n${indent}]`
 }
 
 /** Checks a state file's JSON: the data as an import is checked, each checkpoint the same way. */
@@ -62,13 +95,16 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
   const document = input as Record<string, unknown>
   const problems: string[] = []
   for (const key of Object.keys(document)) if (!TOP_KEYS.includes(key)) problems.push(`unknown field ${key}`)
+  if (document.savedAt !== undefined && !isDate(document.savedAt)) {
+    problems.push(`savedAt must be a date (ISO 8601), got ${describe(document.savedAt)}`)
+  }
   if (document.version !== PERSISTED_VERSION) {
     problems.push(`version must be ${PERSISTED_VERSION}, got ${describe(document.version)}`)
   }
   const state = checkStoreState({ pets: document.pets, nextId: document.nextId })
   if (!state.ok) problems.push(...state.problems)
   const checkpoints: Omit<Checkpoint, 'bytes'>[] = []
-  const raw = document.checkpoints ?? []
+  const raw = document.checkpoints === undefined ? [] : document.checkpoints
   if (!Array.isArray(raw)) problems.push('checkpoints must be an array')
   const names = new Map<string, number>()
   for (const [index, entry] of (Array.isArray(raw) ? (raw as unknown[]) : []).entries()) {
@@ -88,7 +124,7 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
       problems.push(`${at}.name ${name} is already used by checkpoints.${earlier}`)
     names.set(name, index)
     const savedAt = fields.savedAt
-    if (typeof savedAt !== 'string' || Number.isNaN(Date.parse(savedAt))) {
+    if (!isDate(savedAt)) {
       problems.push(`${at}.savedAt must be a date (ISO 8601), got ${describe(savedAt)}`)
     }
     const saved = checkStoreState({ pets: fields.pets, nextId: fields.nextId })
@@ -99,10 +135,20 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
         problems.push(`${at}.scenarios must be an array`)
       } else {
         scenarios = []
+        if (fields.scenarios.length > MAX_SCENARIOS) {
+          problems.push(
+            `${at}.scenarios holds ${fields.scenarios.length}, more than the ${MAX_SCENARIOS} a sandbox keeps`,
+          )
+        }
         for (const [position, scenario] of (fields.scenarios as unknown[]).entries()) {
-          const checked = checkObject(ScenarioInputSchema, scenario, `${at}.scenarios.${position}`)
-          if (checked.ok) scenarios.push(scenario as ScenarioInput)
-          else problems.push(...checked.problems.map((problem) => `${at}.scenarios.${position}.${problem}`))
+          const where = `${at}.scenarios.${position}`
+          if (typeof scenario !== 'object' || scenario === null || Array.isArray(scenario)) {
+            problems.push(`${where} must be a JSON object`)
+            continue
+          }
+          const checked = checkObject(ScenarioInputSchema, scenario, where)
+          if (checked.ok) scenarios.push(scenario)
+          else problems.push(...checked.problems.map((problem) => `${where}.${problem}`))
         }
       }
     }
@@ -120,6 +166,15 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
   }
   if (problems.length > 0 || !state.ok) return { ok: false, problems }
   return { ok: true, value: { state: state.value, checkpoints } }
+}
+
+/** An ISO 8601 date and time, as the sandbox writes them: `2026-11-25T09:30:01.000Z`. */
+function isDate(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  )
 }
 
 function describe(value: unknown): string {

@@ -95,7 +95,13 @@ export function snapshotState(state: SandboxState, key = state.defaultKey): Stor
 export function restoreState(state: SandboxState, input: unknown, key = state.defaultKey): void {
   const checked = checkStoreState(input)
   if (!checked.ok) throw new StateError(`Invalid state: ${checked.problems.join('; ')}`)
-  applyState(state, checked.value, key)
+  try {
+    applyState(state, checked.value, key)
+  } catch (error) {
+    // Past the createdPets budget: in-process, a StateError like every other refusal of a state.
+    if (error instanceof ApiError) throw new StateError(error.message)
+    throw error
+  }
 }
 
 /** Replaces a key's pets and next id with a state already checked. */

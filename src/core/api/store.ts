@@ -55,6 +55,11 @@ export interface TenantStore {
   /** Restores the seed and the id sequence exactly. */
   reset(): void
   snapshot(): StoreState
+  /**
+   * Every stored pet in id order, the objects themselves (never to be changed), and the next id:
+   * a consistent view, taken in one step, that a state file serialises in slices afterwards.
+   */
+  view(): { readonly pets: readonly Pet[]; readonly nextId: number }
   /** Replaces all pets and the next id with a state checked by `checkStoreState`. */
   restore(state: StoreState): void
   /** Takes a new seed (fixtures reloaded) and resets to it. */
@@ -85,6 +90,12 @@ interface State {
   readonly createdById: Map<number, Pet>
   readonly createdByStatus: Map<PetStatus, Pet[]>
   nextId: number
+  /**
+   * Pets beyond the seed's count that a restore brought in (a state import, a rewind): they count
+   * against the createdPets pool like created ones, or an import, a rewind and a delete in a loop
+   * would grow a tenant past every budget.
+   */
+  readonly restored: number
 }
 
 /** Pets one tenant may create between two resets, unless the sandbox says otherwise. */
@@ -116,18 +127,19 @@ export function createTenantStore(
   const owner = cache?.newOwner() ?? 0
   let seed = seedIndex
   // A reset or restore swaps in a whole new state; the base index is shared, never copied.
-  const fresh = (base: PetIndex, nextId = base.highestId + 1): State => ({
+  const fresh = (base: PetIndex, nextId = base.highestId + 1, restored = 0): State => ({
     base,
     created: [],
     createdById: new Map(),
     createdByStatus: new Map(PET_STATUSES.map((status) => [status, []])),
     nextId,
+    restored,
   })
   let state = fresh(seed)
   // Every change swaps or grows the state: the cached answers go, and the pool gets its pets back.
   const replace = (next: State) => {
     changes.count++
-    pool.used -= state.created.length
+    pool.used -= state.created.length + state.restored - next.restored
     cache?.drop(owner)
     state = next
   }
@@ -217,8 +229,17 @@ export function createTenantStore(
       replace(fresh(seed))
     },
     snapshot: () => ({ pets: [...state.base.all, ...state.created].map(copy), nextId: state.nextId }),
+    view: () => ({ pets: [...state.base.all, ...state.created], nextId: state.nextId }),
     restore(next) {
-      replace(fresh(indexPets(next.pets), next.nextId))
+      const restored = Math.max(0, next.pets.length - seed.all.length)
+      const free = pool.max - (pool.used - state.created.length - state.restored)
+      if (restored > free) {
+        throw new ApiError(
+          'insufficient_storage',
+          `This state holds ${restored} pets beyond the seed, and the sandbox has room for ${Math.max(0, free)} more (the createdPets limit, in all keys together); reset some data, or start with a higher --limit createdPets`,
+        )
+      }
+      replace(fresh(indexPets(next.pets), next.nextId, restored))
     },
     reseed(next) {
       seed = next
@@ -253,6 +274,11 @@ export function asyncStore(store: () => Promise<TenantStore>): PetStore {
 }
 
 // Callers get plain objects they may mutate freely; the stored ones are shared.
+/** A stored pet's JSON, its fields in the contract's order. */
+export function petText(pet: Pet): string {
+  return JSON.stringify(copy(pet))
+}
+
 function copy(pet: Pet): Pet {
   return {
     id: pet.id,
