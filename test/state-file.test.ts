@@ -27,7 +27,18 @@ const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
 const JSON_BODY = { 'Content-Type': 'application/json' }
 const folders: string[] = []
 
-afterAll(() => {
+/** Every process a test started: one that fails an assertion before stopping its own leaves none behind. */
+const processes: Cli[] = []
+const launch = (args: string[], env: Record<string, string> = {}): Cli => {
+  const cli = spawnNode(args, env)
+  processes.push(cli)
+  return cli
+}
+
+afterAll(async () => {
+  for (const cli of processes)
+    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL')
+  await Promise.all(processes.map((cli) => cli.exited))
   for (const folder of folders) rmSync(folder, { recursive: true, force: true })
 })
 
@@ -43,7 +54,7 @@ interface Running {
 }
 
 async function start(file: string, extra: string[] = []): Promise<Running> {
-  const cli = spawnNode([BIN, '--port', '0', '--quiet', '--state-file', file, ...extra])
+  const cli = launch([BIN, '--port', '0', '--quiet', '--state-file', file, ...extra])
   const [, url = ''] = await waitFor(cli, /listening on (http:\/\/\S+)\/v1/)
   return { cli, url }
 }
@@ -196,7 +207,7 @@ describe('--state-file', () => {
   it('refuses a second process on the same file, with a clear message, and takes over a dead one', async () => {
     const file = join(folder(), 'state.json')
     const first = await start(file)
-    const second = spawnNode([BIN, '--port', '0', '--state-file', file])
+    const second = launch([BIN, '--port', '0', '--state-file', file])
     expect(await second.exited).toBe(1)
     expect(second.stderr()).toMatch(
       new RegExp(
@@ -215,7 +226,7 @@ describe('--state-file', () => {
   it('lets one of three processes started at once take the file, and refuses the others, five times over', async () => {
     for (let round = 0; round < 5; round++) {
       const file = join(folder(), 'state.json')
-      const clis = [0, 1, 2].map(() => spawnNode([BIN, '--port', '0', '--quiet', '--state-file', file]))
+      const clis = [0, 1, 2].map(() => launch([BIN, '--port', '0', '--quiet', '--state-file', file]))
       const outcomes = await Promise.all(
         clis.map((cli) =>
           waitFor(cli, /listening on/).then(
@@ -245,7 +256,7 @@ describe('--state-file', () => {
     const running = await start(join(place, 'link.json'))
     expect(await create(running.url, 'Through the link')).toBe(201)
     // The real path is locked too: a second sandbox on it is refused.
-    const second = spawnNode([BIN, '--port', '0', '--state-file', real])
+    const second = launch([BIN, '--port', '0', '--state-file', real])
     expect(await second.exited).toBe(1)
     await stop(running)
     expect(lstatSync(join(place, 'link.json')).isSymbolicLink()).toBe(true)
@@ -262,10 +273,10 @@ describe('--state-file', () => {
   })
 
   it('refuses an empty --state-file, and takes an empty PETSTORE_STATE_FILE as unset', async () => {
-    const empty = spawnNode([BIN, '--port', '0', '--state-file', ''])
+    const empty = launch([BIN, '--port', '0', '--state-file', ''])
     expect(await empty.exited).toBe(1)
     expect(empty.stderr()).toBe('petstore-sandbox: --state-file needs a file name\n')
-    const unset = spawnNode([BIN, '--port', '0', '--quiet'], { PETSTORE_STATE_FILE: '' })
+    const unset = launch([BIN, '--port', '0', '--quiet'], { PETSTORE_STATE_FILE: '' })
     const [, url = ''] = await waitFor(unset, /listening on (http:\/\/\S+)\/v1/)
     expect((await health(url)).stateFile).toBeNull()
     unset.child.kill('SIGTERM')
@@ -284,7 +295,7 @@ describe('--state-file', () => {
       checkpoints: [{ name: 'has space', savedAt: 'yesterday', pets: [], nextId: 1 }],
     })
     writeFileSync(file, bad)
-    const cli = spawnNode([BIN, '--port', '0', '--state-file', file])
+    const cli = launch([BIN, '--port', '0', '--state-file', file])
     expect(await cli.exited).toBe(1)
     const message = cli.stderr()
     for (const problem of [
@@ -304,7 +315,7 @@ describe('--state-file', () => {
   })
 
   it('refuses --isolate with it', async () => {
-    const cli = spawnNode([BIN, '--port', '0', '--isolate', '--state-file', join(folder(), 'state.json')])
+    const cli = launch([BIN, '--port', '0', '--isolate', '--state-file', join(folder(), 'state.json')])
     expect(await cli.exited).toBe(1)
     expect(cli.stderr()).toContain('--state-file keeps one set of data, and --isolate gives each key its own')
   })
