@@ -51,14 +51,14 @@ const CORE_RULES: Record<string, { rule: string; runtime: string[]; types: strin
     packages: ['zod'],
   },
   'src/core/verify': {
-    rule: 'May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.',
-    runtime: ['src/core/verify', 'src/core/admin', 'src/core/api', 'src/core/http'],
+    rule: 'May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core/verify', 'src/core/admin', 'src/core/api', 'src/core/http', 'src/core/limits.ts'],
     types: [],
     packages: ['zod'],
   },
   'src/core/docs': {
-    rule: 'May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.',
-    runtime: ['src/core/docs', 'src/core/admin', 'src/core/api', 'src/core/http'],
+    rule: 'May import: core/docs, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core/docs', 'src/core/admin', 'src/core/api', 'src/core/http', 'src/core/limits.ts'],
     types: [],
     packages: ['zod'],
   },

@@ -67,43 +67,43 @@ describe('the contract check', () => {
     headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
+  const problemsOf = (...args: Parameters<typeof contractViolations>) => contractViolations(...args).problems
+  const errorProblemsOf = (...args: Parameters<typeof errorViolations>) => errorViolations(...args).problems
 
   it('passes what the interface allows', () => {
-    expect(contractViolations('listPets', answer(200, [{ id: 1, name: 'a', categoryId: 2 }]))).toEqual([])
+    expect(problemsOf('listPets', answer(200, [{ id: 1, name: 'a', categoryId: 2 }]))).toEqual([])
     expect(
-      contractViolations('createPet', answer(201, { id: 9, name: '', categoryId: -1, status: 'sold', extra: true })),
+      problemsOf('createPet', answer(201, { id: 9, name: '', categoryId: -1, status: 'sold', extra: true })),
     ).toEqual([])
     expect(
-      contractViolations(
+      problemsOf(
         'getPet',
         answer(404, { code: 'x', message: 'y', status: 404 }, { 'content-type': 'application/json; charset=utf-8' }),
       ),
     ).toEqual([])
     // The response to a bad parameter is not shown: 400 or 422 will do on the reads.
-    expect(contractViolations('listPets', answer(422, { code: 'x', message: 'y', status: 422 }))).toEqual([])
+    expect(problemsOf('listPets', answer(422, { code: 'x', message: 'y', status: 422 }))).toEqual([])
   })
 
   it('names each broken promise', () => {
-    expect(contractViolations('listPets', answer(200, [{ name: 'x' }, { id: 2, name: 'b', categoryId: 1.5 }]))).toEqual(
-      [
-        'the body is not a list of Pets: body.0.id is required',
-        'the body is not a list of Pets: body.0.categoryId is required',
-        'the body is not a list of Pets: body.1.categoryId must be an integer, got 1.5',
-      ],
-    )
-    expect(contractViolations('createPet', answer(422, { code: 'x', message: 'y', status: 400 }))).toEqual([
+    expect(problemsOf('listPets', answer(200, [{ name: 'x' }, { id: 2, name: 'b', categoryId: 1.5 }]))).toEqual([
+      'the body is not a list of Pets: body.0.id is required',
+      'the body is not a list of Pets: body.0.categoryId is required',
+      'the body is not a list of Pets: body.1.categoryId must be an integer, got 1.5',
+    ])
+    expect(problemsOf('createPet', answer(422, { code: 'x', message: 'y', status: 400 }))).toEqual([
       'status 422 is not one the interface lists for createPet (201, 400, 401)',
       "the Error's status is 400, not the HTTP status 422",
     ])
-    expect(contractViolations('getPet', answer(200, { id: 1, name: 'a', categoryId: 1, status: 'adopted' }))).toEqual([
+    expect(problemsOf('getPet', answer(200, { id: 1, name: 'a', categoryId: 1, status: 'adopted' }))).toEqual([
       'the body is not a Pet: body.status must be one of available, pending, sold, got "adopted"',
     ])
-    expect(contractViolations('getPet', answer(500, '<h1>oops</h1>', { 'content-type': 'text/html' }))).toEqual([
+    expect(problemsOf('getPet', answer(500, '<h1>oops</h1>', { 'content-type': 'text/html' }))).toEqual([
       'status 500 is not one the interface lists for getPet (200, 401, 404, or 400 or 422 for a bad parameter)',
       'Content-Type is "text/html", not application/json',
     ])
-    expect(contractViolations('listPets', answer(401, '', json))).toEqual(['the body is empty, not JSON'])
-    expect(errorViolations(answer(404, { code: 'x', message: 'y' }))).toEqual([
+    expect(problemsOf('listPets', answer(401, '', json))).toEqual(['the body is empty, not JSON'])
+    expect(errorProblemsOf(answer(404, { code: 'x', message: 'y' }))).toEqual([
       'the body is not an Error: body.status is required',
     ])
   })

@@ -165,6 +165,7 @@ describe('the route table', () => {
   const EXPOSE_HEADERS = [
     'Accept-Encoding',
     'Allow',
+    'Content-Security-Policy',
     'Deprecation',
     'Link',
     'Location',
@@ -236,6 +237,7 @@ describe('the route table', () => {
         'Access-Control-Allow-Methods': allow,
         'Access-Control-Allow-Headers': expect.any(String) as unknown,
         'Access-Control-Max-Age': '600',
+        'X-Content-Type-Options': 'nosniff',
       })
       expect(listed(response.headers['Access-Control-Allow-Headers'])).toEqual(ALLOW_HEADERS)
     },

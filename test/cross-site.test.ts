@@ -289,6 +289,45 @@ describe('pages from other sites against the sandbox in headless Chromium', () =
       await finish(page, 'evil-create')
     })
 
+    it('cannot frame the dashboard or the reference page: the browser refuses to show them, while its own page frames', async () => {
+      const page = await open(`${evilOrigin}/`, [evilOrigin, server.url])
+      const refusals: string[] = []
+      page.on('console', (message) => {
+        if (/frame/i.test(message.text())) refusals.push(message.text())
+      })
+      // Each target in an iframe of the evil page; the page's own `/` is the control that frames fine.
+      const framed = async (url: string): Promise<string | null> => {
+        await page.evaluate(
+          (url) =>
+            new Promise<void>((resolve) => {
+              const frame = document.createElement('iframe')
+              frame.name = url
+              frame.src = url
+              frame.onload = () => {
+                resolve()
+              }
+              document.body.append(frame)
+            }),
+          url,
+        )
+        const frame = page.frames().find((each) => each.name() === url)
+        // A refused frame holds Chromium's error page ("127.0.0.1 is blocked"), not the target's document.
+        return (await frame?.evaluate(() => document.title).catch(() => null)) ?? null
+      }
+      expect(await framed(`${evilOrigin}/`)).toBe('evil.test')
+      const dashboard = await framed(`${server.url}/__sandbox/`)
+      const reference = await framed(`${server.url}/`)
+      expect([dashboard, reference]).not.toContain('Pet Store sandbox: dashboard')
+      expect([dashboard, reference]).not.toContain('Pet Store sandbox: API reference')
+      expect(refusals).toHaveLength(2)
+      for (const refusal of refusals) expect(refusal).toMatch(/frame-ancestors 'none'|X-Frame-Options/)
+      // The sandbox answered both; the browser would not show them.
+      const answered = await fetch(`${server.url}/__sandbox/`)
+      expect(answered.headers.get('x-frame-options')).toBe('DENY')
+      expect(answered.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+      await finish(page, 'evil-frame')
+    })
+
     it('cannot read the state, the request journal, the scenarios or the health of the sandbox', async () => {
       await server.sandbox.reset()
       await server.sandbox.pets.create({ name: 'Secret', categoryId: 1 })

@@ -66,7 +66,7 @@ async function petNames(server: RunningServer, key = KEY): Promise<string[]> {
 }
 
 async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE })
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   const violations = await page.evaluate(async () => {
     const { axe } = window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
     return (await axe.run()).violations
@@ -243,6 +243,8 @@ describe('checkpoints in the dashboard', () => {
       .poll(() => page?.locator('#scenarios li').allInnerTexts(), LIVE)
       .toEqual(['getPet fails with 404, for the next 2 calls'])
 
+    // The rewind's new rows fade in: axe reads colours once they have settled.
+    await page.waitForFunction(() => document.getAnimations().length === 0)
     expect(await axeViolations(page)).toEqual([])
     await page.emulateMedia({ colorScheme: 'dark' })
     await page.waitForFunction(() => document.getAnimations().length === 0)

@@ -45,13 +45,13 @@ function createPet(server: RunningServer, pet: object, key = KEY): Promise<Respo
 
 /** Browser contexts whose pages may load from `origin` only; every URL they request is kept. */
 class Contexts {
-  private readonly open: { context: BrowserContext; origin: string; stray: string[] }[] = []
+  private readonly open: { context: BrowserContext; origin: string; stray: string[]; refused: string[] }[] = []
 
   constructor(private readonly browser: () => Browser) {}
 
   async page(origin: string): Promise<Page> {
     const context = await this.browser().newContext({ viewport: VIEWPORT, colorScheme: 'light' })
-    const entry = { context, origin, stray: [] as string[] }
+    const entry = { context, origin, stray: [] as string[], refused: [] as string[] }
     context.on('request', (request) => {
       const url = request.url()
       // data: URLs (the page's empty favicon) load nothing from anywhere.
@@ -59,16 +59,21 @@ class Contexts {
     })
     this.open.push(entry)
     const page = await context.newPage()
+    // The page's Content-Security-Policy allows its own files only: anything it refuses is a bug.
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) entry.refused.push(message.text())
+    })
     await page.goto(`${origin}/__sandbox/`)
     await expect.poll(() => page.locator('#pets-body tr').count(), LIVE).toBeGreaterThan(0)
     return page
   }
 
-  /** Closes every context, then asserts that none of them requested anything from another origin. */
+  /** Closes every context, then asserts that none of them requested anything from another origin, or broke the page's policy. */
   async closeAll(): Promise<void> {
     const closed = this.open.splice(0)
     for (const { context } of closed) await context.close()
     expect(closed.flatMap(({ stray }) => stray)).toEqual([])
+    expect(closed.flatMap(({ refused }) => refused)).toEqual([])
   }
 }
 
@@ -88,7 +93,7 @@ async function theme(page: Page, colorScheme: 'light' | 'dark'): Promise<void> {
 }
 
 async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE })
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   const violations = await page.evaluate(async () => {
     const { axe } = window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
     return (await axe.run()).violations

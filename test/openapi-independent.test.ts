@@ -469,6 +469,7 @@ function headersOf(row: Row, status: number): Expected {
   if (row.simulated === true) {
     may.add('Preference-Applied')
     may.add('Sandbox-Contract-Violations')
+    may.add('Content-Security-Policy')
   }
   return { always, sometimes, may }
 }

@@ -21,10 +21,15 @@ describe('the API reference page in headless Chromium', () => {
     await server.close()
   })
 
-  it('lists the three operations, marks getPet deprecated, loads nothing from elsewhere, and tries a call with the pre-filled key', async () => {
+  it('lists the three operations, marks getPet deprecated, loads nothing from elsewhere, breaks none of its policy, and tries a call with the pre-filled key', async () => {
     const page = await browser.newPage()
     const requested: string[] = []
     page.on('request', (request) => requested.push(request.url()))
+    // The page's Content-Security-Policy allows its own scripts and styles only: Swagger UI runs within it.
+    const refused: string[] = []
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text())
+    })
     await page.goto(`${server.url}/`)
 
     const operations = page.locator('.opblock')
@@ -44,6 +49,7 @@ describe('the API reference page in headless Chromium', () => {
     await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('200')
 
     expect(requested.filter((url) => !url.startsWith(server.url))).toEqual([])
+    expect(refused).toEqual([])
     if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: false })
     await page.close()
   }, 60_000)

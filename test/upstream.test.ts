@@ -489,7 +489,7 @@ describe('an upstream that drifts from the contract', () => {
     await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
     await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
 
-    await page.addScriptTag({ content: AXE })
+    await page.evaluate(AXE)
     const violations = await page.evaluate(async () => {
       const { axe } = window as unknown as {
         axe: { run(): Promise<{ violations: { id: string; impact?: string | null }[] }> }

@@ -303,6 +303,36 @@ describe('verify against servers that answer badly', () => {
     }
   })
 
+  it('judges bodies nested 8,000 deep, numbers past int64 and statuses no HTTP answer has, without a stack trace', async () => {
+    const deep = `[${'['.repeat(8000)}${']'.repeat(8000)}]`
+    const server = await fake((request, response, count) => {
+      if (count % 3 === 0) {
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(deep)
+      } else if (count % 3 === 1) {
+        response
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end('{"id":1e400,"name":"\\ud800","categoryId":123456789012345678901234567890}')
+      } else {
+        response.socket?.end('HTTP/1.1 000 Zero\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}')
+      }
+    })
+    try {
+      const { code, cli } = await verify([server.url, '--json'])
+      expect(code).toBe(1)
+      const report = JSON.parse(cli.stdout()) as Report
+      const findings = report.cases.flatMap((row) => row.findings.map((finding) => finding.message))
+      expect(findings).toContain(
+        'the body is not a list of Pets: body.0 must be an object, got [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[...',
+      )
+      expect(findings).toContain('status 0, where the sandbox answers 200')
+      // With --json the summary goes to stderr: one line, no stack.
+      expect(cli.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1: 102 cases, .*\n$/)
+      expect(cli.stderr()).not.toMatch(/\n\s+at /)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('stops at a server that no longer answers: exit 2 after three timeouts in a row', async () => {
     const server = await fake((request, response, count) => {
       // The first read, which finds a pet; then nothing, ever.

@@ -258,6 +258,16 @@ export const LIMITS = {
     beyond: '503 `service_unavailable`, `Retry-After: 1`',
     serverOnly: true,
   },
+  contractProblems: {
+    // A relayed list of 12,000 bad pets would otherwise be checked, described and kept in full per
+    // answer: 32 clients relaying such lists took the process from 55 MB to 930 MB (issue 27).
+    value: 20,
+    unit: 'count',
+    min: 20,
+    max: 20,
+    what: "problems the contract check names per answer (`--upstream`'s relayed answers, `verify`'s rows)",
+    beyond: 'the check stops; the count reads `20+`',
+  },
   stateSaveIntervalMs: {
     // Every write would otherwise be a write to disk: one save a second keeps a burst to one file write.
     value: 1_000,

@@ -31,6 +31,7 @@ import {
   type CoreRequest,
   type CoreResponse,
   type Surface,
+  withNosniff,
 } from './http/http.js'
 import { checkContentCoding, readJsonBody, tooLarge } from './http/json-body.js'
 import type { Limits } from './limits.js'
@@ -52,8 +53,17 @@ import type { SandboxState } from './admin/state.js'
 import type { TenantStore } from './api/store.js'
 import { ADMIN_PATH } from './http/mounts.js'
 import { parseTarget, targetTooLong, type Target } from './http/target.js'
-import { relayed, upstreamBusy, upstreamFailed, UpstreamFailure, upstreamRequest, type Upstream } from './upstream.js'
-import type { PlainAnswer } from './verify/conformance.js'
+import {
+  climbingParameter,
+  relayed,
+  upstreamBusy,
+  upstreamFailed,
+  UpstreamFailure,
+  upstreamRequest,
+  type Upstream,
+} from './upstream.js'
+import { NO_VIOLATIONS, type PlainAnswer, type Violations } from './verify/conformance.js'
+import { readJson } from './http/json.js'
 
 interface Pipeline {
   handle(request: CoreRequest): Promise<CoreResponse>
@@ -107,7 +117,7 @@ interface ApiCall {
   /** It was sent: the answer is the upstream's, or the sandbox's 502/504 when none came. */
   sent: boolean
   /** The upstream's answer is relayed, breaking the contract in these ways (none: kept it). */
-  violations: readonly string[] | undefined
+  violations: Violations | undefined
 }
 
 /** Headers a request may carry once: a second one would let two readers see two requests (RFC 9110, 9112). */
@@ -221,6 +231,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (read.incomplete === true) {
         throw new ApiError('bad_request', 'The client closed the connection before the body was complete')
       }
+      if (read.malformed !== undefined) {
+        throw new ApiError(
+          'bad_request',
+          `The chunked body cannot be read: ${read.malformed}. Nothing more is read on this connection`,
+        )
+      }
       return [read, release]
     } catch (error) {
       release()
@@ -302,6 +318,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${endpoints}`)
       }
       if (operation === undefined) throw methodNotAllowed(request, target, allowedMethods(match.route))
+      if (call.forward) {
+        const climbing = climbingParameter(match.params)
+        if (climbing !== undefined) throw climbing
+      }
       // A forwarded call reads and writes the upstream's data: it holds no tenant.
       if (operation.petData === true && !call.forward && call.key !== undefined) {
         call.store = state.tenants.acquire(call.key)
@@ -433,7 +453,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
     }
     const rest = target.path.slice(state.basePath.length)
-    const sent = upstreamRequest(request, target.query === '' ? rest : `${rest}?${target.query}`, body, to, limits)
+    const onward = target.query === '' ? rest : `${rest}?${target.query}`
+    const sent = upstreamRequest(request, onward, body, to, limits)
     // Gone during a delay or a scenario's wait: nothing is sent for no one.
     if (request.signal?.aborted === true) throw upstreamFailed(CALLED_OFF, id, to.label, limits)
     // Held until the exchange ends, answered or not: each holds a socket and up to upstreamBodyBytes.
@@ -449,7 +470,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     } finally {
       exchanges.waiting--
     }
-    const { response, violations } = relayed(id, answer, to.label)
+    const { response, violations } = relayed(id, answer, to, onward, state.basePath)
     call.violations = violations
     return response
   }
@@ -492,7 +513,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         },
       }
     }
-    if (call.sent) response = { ...response, forwarded: { violations: call.violations?.length ?? 0 } }
+    if (call.sent) {
+      const { problems, more } = call.violations ?? NO_VIOLATIONS
+      response = { ...response, forwarded: { violations: problems.length, more } }
+    }
     state.counters.record(response.status, Date.now())
     if (state.journal.enabled) {
       const kept = state.journal.record({
@@ -508,7 +532,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         durationMs: performance.now() - call.started,
         tenant: key,
         forwarded: call.sent,
-        violations: call.violations ?? NO_VIOLATIONS,
+        violations: (call.violations ?? NO_VIOLATIONS).problems,
+        moreViolations: call.violations?.more === true,
       })
       // A forwarded write changed the upstream's data, not the sandbox's.
       if (state.events.listening()) announce(state, call.sent ? undefined : operation, key, response.status, kept)
@@ -659,9 +684,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return [state instanceof Promise ? state.then(route) : route(state), area]
   }
 
-  /** What every answer gets last: HEAD without a stream, the polling mark, CORS. */
+  /** What every answer gets last: HEAD without a stream, the polling mark, nosniff, CORS. */
   const complete = (request: CoreRequest, answered: CoreResponse, area: Area): CoreResponse => {
     let response = answered
+    // JSON answers carry it already (JSON_HEADERS): only pages, assets, streams and 204s are copied.
+    const sniffless = withNosniff(response.headers)
+    if (sniffless !== response.headers) response = { ...response, headers: sniffless }
     // HEAD: GET's status and headers; a stream is not opened for it (its body would go nowhere).
     if (request.method === 'HEAD' && isEventStream(response.body)) response = { ...response, body: null }
     if (area !== 'api' && response.status < 400 && (request.method === 'GET' || request.method === 'HEAD')) {
@@ -748,20 +776,20 @@ function journalOperation(operation: Operation | undefined): OperationId | null 
 
 /** No Preference-Applied: shared by every request that applied nothing. */
 const NONE_APPLIED: readonly string[] = Object.freeze([])
-/** No contract violations: shared by every entry that has none. */
-const NO_VIOLATIONS: readonly string[] = Object.freeze([])
 
 /** A forward whose client left before it was sent: answered as one called off mid-exchange. */
 const CALLED_OFF = new UpstreamFailure('aborted', 'the client left before the request was sent')
 
-/** A forwarded body as the journal keeps it: parsed when it is JSON, else its text. */
+/**
+ * A forwarded body as the journal keeps it: read by the sandbox's own JSON reader (within the
+ * jsonDepth budget, numbers as written), as its own bodies are, else its text, which the body's
+ * cap bounds. JSON.parse would take 8,000 nested arrays in a 16 KiB body, and every later read
+ * of the journal would then overflow the stack in JSON.stringify.
+ */
 function journalBody(bytes: Uint8Array): unknown {
   const text = new TextDecoder().decode(bytes)
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return text
-  }
+  const reading = readJson(text, 'body')
+  return reading.ok ? reading.value : text
 }
 
 /**

@@ -11,11 +11,18 @@
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
 import type { OperationId } from './admin/contract.js'
-import { VIOLATIONS_HEADER } from './http/answers.js'
+import { RELAYED_CSP, VIOLATIONS_HEADER } from './http/answers.js'
 import { ApiError } from './http/errors.js'
 import { header, type CoreRequest, type CoreResponse } from './http/http.js'
 import type { Limits } from './limits.js'
-import { contractViolations, type PlainAnswer } from './verify/conformance.js'
+import { preview } from './http/json.js'
+import {
+  contractViolations,
+  violationCount,
+  withProblem,
+  type PlainAnswer,
+  type Violations,
+} from './verify/conformance.js'
 
 /** One request for the upstream, as the core decides it. */
 export interface UpstreamRequest {
@@ -61,6 +68,11 @@ export class UpstreamFailure extends Error {
 export interface Upstream {
   /** What may be shown of it: its origin only (no credentials, path or query). */
   readonly label: string
+  /**
+   * The path of its URL, without a trailing slash (`/v1`; empty at the root): the base its
+   * answers' Location must stay under. Never shown.
+   */
+  readonly basePath: string
   /** Sends one request; answers with the whole answer, or throws an UpstreamFailure. */
   send(request: UpstreamRequest): Promise<PlainAnswer>
   /** The operations forwarded from the start. */
@@ -132,31 +144,127 @@ export function upstreamRequest(
 
 /**
  * The upstream's answer as the client gets it, and the ways it breaks the contract. The body goes
- * back byte for byte (the text is for the check). An answer with a content coding is refused with
- * 502: it was asked for identity, its body cannot be checked as sent, and relayed without the
- * Content-Encoding header (which is not passed back) it would reach the client as garbage.
+ * back byte for byte (the text is for the check), under a Content-Security-Policy that runs
+ * nothing in it on the sandbox's origin. An answer Node could not relay as it came is the
+ * sandbox's 502, naming why: a status outside 200-599 (RFC 9110 gives 100-599, and a 1xx is
+ * never a final answer), a header value no HTTP field may hold, or a content coding (it was
+ * asked for identity: its body cannot be checked as sent, and relayed without Content-Encoding,
+ * which is not passed back, it would reach the client as garbage). A Location is passed on under
+ * the sandbox's own base when it points inside the upstream's, and dropped as a violation when it
+ * points anywhere else: the client is never sent elsewhere without a word.
+ *
+ * `sent` is the target the upstream got after its base path (`/pets?limit=5`); `basePath` the
+ * sandbox's own (`/v1`).
  */
 export function relayed(
   operation: OperationId,
   answer: PlainAnswer,
-  label: string,
-): { response: CoreResponse; violations: string[] } {
-  const coding = answer.headers['content-encoding']
-  if (coding !== undefined && contentCodings(coding).length > 0) {
-    throw new ApiError(
-      'bad_gateway',
-      `The upstream ${label} answered ${operation} with Content-Encoding ${coding.trim()}, though asked for identity`,
+  upstream: Upstream,
+  sent: string,
+  basePath: string,
+): { response: CoreResponse; violations: Violations } {
+  const { label } = upstream
+  const refuse = (why: string) => new ApiError('bad_gateway', `The upstream ${label} answered ${operation} ${why}`)
+  const { status } = answer
+  if (!Number.isInteger(status) || status < 200 || status > 599) {
+    throw refuse(
+      status >= 100 && status < 200
+        ? `with status ${status}, an interim status, where a final one was due`
+        : `with status ${status}, which is no HTTP status (RFC 9110: 100 to 599)`,
     )
   }
-  const violations = contractViolations(operation, answer)
+  const coding = answer.headers['content-encoding']
+  if (coding !== undefined && contentCodings(coding).length > 0) {
+    throw refuse(`with Content-Encoding ${cut(coding.trim())}, though asked for identity`)
+  }
+  let violations = contractViolations(operation, answer)
   const headers: Record<string, string> = {}
   for (const name in PASSED_BACK) {
     const value = answer.headers[name]
-    if (value !== undefined) headers[PASSED_BACK[name] as string] = value
+    if (value === undefined) continue
+    if (!FIELD_VALUE.test(value))
+      throw refuse(`with a ${PASSED_BACK[name]} header holding a character no HTTP field may`)
+    if (name === 'location') {
+      const moved = ownLocation(value, upstream, sent, basePath)
+      if (typeof moved === 'string') headers.Location = moved
+      else violations = withProblem(violations, moved.problem)
+      continue
+    }
+    headers[PASSED_BACK[name] as string] = value
   }
-  headers[VIOLATIONS_HEADER] = String(violations.length)
+  headers[VIOLATIONS_HEADER] = violationCount(violations)
+  headers['Content-Security-Policy'] = RELAYED_CSP
+  headers['X-Content-Type-Options'] = 'nosniff'
   const body = answer.bytes ?? answer.body
-  return { response: { status: answer.status, headers, body: body.length === 0 ? null : body }, violations }
+  return { response: { status, headers, body: body.length === 0 ? null : body }, violations }
+}
+
+/** A header value for a message, cut at 40 characters: an upstream's value is bounded only by its parser. */
+function cut(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 37)}...` : value
+}
+
+/** What a field value may hold (RFC 9110 section 5.5, and Node's own check before writing one). */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/**
+ * An upstream Location as the client gets it: the same place under the sandbox's base path (so
+ * following it comes back through the sandbox), or a problem when it points outside the
+ * upstream's base URL or is no URI reference. The upstream's own path is never shown.
+ */
+function ownLocation(
+  location: string,
+  upstream: Upstream,
+  sent: string,
+  basePath: string,
+): string | { problem: string } {
+  const origin = new URL(upstream.label).origin
+  const from = `${origin}${upstream.basePath}${sent}`
+  if (!URL.canParse(location, from)) return { problem: 'Location is no URI reference; it was not passed on' }
+  const target = new URL(location, from)
+  const { pathname } = target
+  if (target.origin === origin && (pathname === upstream.basePath || pathname.startsWith(`${upstream.basePath}/`))) {
+    return `${basePath}${pathname.slice(upstream.basePath.length)}${target.search}`
+  }
+  const where = target.origin === origin ? 'a path outside its base URL' : preview(target.origin, 80)
+  return { problem: `Location points outside the upstream's base URL, to ${where}; it was not passed on` }
+}
+
+/**
+ * The refusal for a path parameter that would leave its place on a server that decodes it: an
+ * encoded slash or backslash (`%2F`, `%5C`), or a dot segment (`..`, `%2e%2e`), however many
+ * times encoded. RFC 3986 keeps `/pets/%2e%2e%2f` under `/pets/`, but a server or proxy that
+ * decodes before routing climbs out of it. The sandbox's own operations refuse such ids anyway
+ * (400, petId must be an integer); a forwarded one is refused before anything is sent.
+ */
+export function climbingParameter(params: Readonly<Record<string, string>>): ApiError | undefined {
+  for (const name in params) {
+    const raw = params[name] as string
+    if (!raw.includes('%') && raw !== '.' && raw !== '..') continue
+    let value = raw
+    // Up to three layers of encoding: %252F is %2F once a server decodes it.
+    for (let round = 0; round < 3; round++) {
+      if (value === '.' || value === '..' || /[/\\]/.test(value)) {
+        return new ApiError(
+          'invalid_parameter',
+          `${name} ${preview(raw, 80)} holds an encoded slash or a dot segment: a server that decodes it would read another path, so it is not forwarded`,
+        )
+      }
+      const decoded = decodeOnce(value)
+      if (decoded === value) break
+      value = decoded
+    }
+  }
+  return undefined
+}
+
+function decodeOnce(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    // A stray % (not an escape) stays as it is; the escapes around it are still read.
+    return text.replace(/%[0-9a-fA-F]{2}/g, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)))
+  }
 }
 
 /** The codings a Content-Encoding value names besides identity (which is none), in lower case. */

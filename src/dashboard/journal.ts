@@ -122,7 +122,13 @@ function upstreamMarks(entry: JournalEntry): HTMLSpanElement[] {
   const marks = [h('span', 'upstream', '→ upstream')]
   const count = entry.violations.length
   if (count > 0) {
-    const badge = h('span', 'violations', `${count} contract violation${count === 1 ? '' : 's'}`)
+    const badge = h(
+      'span',
+      'violations',
+      entry.moreViolations
+        ? `${count} or more contract violations`
+        : `${count} contract violation${count === 1 ? '' : 's'}`,
+    )
     badge.title = entry.violations.join('\n')
     marks.push(badge)
   }
@@ -181,9 +187,10 @@ function showDetails(entry: JournalEntry): void {
   if (entry.tenant !== null) pairs.push(['Tenant', entry.tenant])
   if (entry.forwarded) {
     const count = entry.violations.length
+    const ways = entry.moreViolations ? `in ${count} or more ways` : count === 1 ? 'once' : `${count} ways`
     pairs.push([
       'Answered by',
-      `the upstream, ${count === 0 ? 'keeping the contract' : `breaking the contract ${count === 1 ? 'once' : `${count} ways`}`}`,
+      `the upstream, ${count === 0 ? 'keeping the contract' : `breaking the contract ${ways}`}`,
     ])
   }
   const headers = Object.entries(entry.headers)

@@ -247,6 +247,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (adapter.sockets.whenIdle(socket, answer)) return
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       answer()
+    } else if (error.code !== 'HPE_INVALID_EOF_STATE' && adapter.sockets.interrupted(socket) !== undefined) {
+      // A body whose framing broke mid-way (a bad chunk size, a chunk longer than declared), the
+      // client still there: the request is the core's to answer (400 when it reads the body), and
+      // then the connection ends. Node parses nothing more on it, so a request pipelined behind
+      // it never runs. (The end of the stream mid-body, INVALID_EOF_STATE, is a client gone.)
+      adapter.sockets.interrupted(socket)?.malformed(describeParseError(error))
     } else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING') {
       // The parser handed the request over and then could not frame its body (`gzip` alone): the
       // core answers it from its headers (501), and then the connection ends, within lingerMs.
@@ -331,7 +337,11 @@ function logLine(
         ...fields,
         ms,
         ...(tenant && { tenant: tenant.label }),
-        ...(forwarded && { upstream: true, violations: forwarded.violations }),
+        ...(forwarded && {
+          upstream: true,
+          violations: forwarded.violations,
+          ...(forwarded.more && { moreViolations: true }),
+        }),
       }),
     )
     return
@@ -345,7 +355,7 @@ function logLine(
   const where =
     forwarded === undefined
       ? ''
-      : ` → upstream${forwarded.violations === 0 ? '' : paint('yellow', `, ${forwarded.violations} contract violation${forwarded.violations === 1 ? '' : 's'}`)}`
+      : ` → upstream${forwarded.violations === 0 ? '' : paint('yellow', `, ${forwarded.violations}${forwarded.more ? '+' : ''} contract violation${forwarded.violations === 1 && !forwarded.more ? '' : 's'}`)}`
   log.write(`${method} ${target} ${result} ${paint('dim', `${ms.toFixed(1)} ms`)}${where}${whose}`)
 }
 
@@ -370,14 +380,16 @@ function ignore(): void {
 function onRequest(adapter: Adapter, request: IncomingMessage, response: ServerResponse): void {
   request.on('error', ignore)
   response.on('error', ignore)
+  const { headers, bytes } = headersOf(request.rawHeaders)
+  const reader = new BodyReader(request, response, headers)
   // One listener for both books: the requests in flight, and the answers owed on this connection.
   adapter.flight.begin(response)
-  adapter.sockets.begin(request.socket, request)
+  adapter.sockets.begin(request.socket, request, reader)
   response.once('close', () => {
     adapter.flight.end(response)
     adapter.sockets.end(request.socket, request)
   })
-  serve(adapter, request, response).catch((error: unknown) => {
+  serve(adapter, request, response, headers, bytes, reader).catch((error: unknown) => {
     failed(adapter, request, response, error)
   })
 }
@@ -441,18 +453,22 @@ function createFlight(): Flight {
  * and Node's own socket code, which runs on every request, slower property reads.
  */
 interface SocketTracker {
-  begin(socket: Duplex, request: IncomingMessage): void
+  begin(socket: Duplex, request: IncomingMessage, reader: BodyReader): void
   end(socket: Duplex, request: IncomingMessage): void
   /** Runs `then` once every request on the socket is answered; false (and nothing run) when one is incomplete. */
   whenIdle(socket: Duplex, then: () => void): boolean
   /** Runs `then` once every request on the socket is answered, complete or not. */
   whenAnswered(socket: Duplex, then: () => void): void
+  /** The body reader of the newest request, when that request is still arriving: what a parse error cuts short. */
+  interrupted(socket: Duplex): BodyReader | undefined
 }
 
 interface Owed {
   count: number
   /** The newest request: the one a parse error can interrupt. */
   last: IncomingMessage | undefined
+  /** Its body reader. */
+  reader: BodyReader | undefined
   waiting: (() => void)[] | undefined
 }
 
@@ -460,20 +476,24 @@ function createSocketTracker(): SocketTracker {
   const bySocket = new WeakMap<Duplex, Owed>()
   const owed = (socket: Duplex) => bySocket.get(socket)
   return {
-    begin(socket, request) {
+    begin(socket, request, reader) {
       const entry = owed(socket)
       if (entry === undefined) {
-        bySocket.set(socket, { count: 1, last: request, waiting: undefined })
+        bySocket.set(socket, { count: 1, last: request, reader, waiting: undefined })
         return
       }
       entry.count++
       entry.last = request
+      entry.reader = reader
     },
     end(socket, request) {
       const entry = owed(socket)
       if (entry === undefined) return
       entry.count--
-      if (entry.last === request) entry.last = undefined
+      if (entry.last === request) {
+        entry.last = undefined
+        entry.reader = undefined
+      }
       if (entry.count === 0 && entry.waiting !== undefined) for (const then of entry.waiting.splice(0)) then()
     },
     whenIdle(socket, then) {
@@ -491,6 +511,10 @@ function createSocketTracker(): SocketTracker {
       if (entry === undefined || entry.count === 0) then()
       else (entry.waiting ??= []).push(then)
     },
+    interrupted(socket) {
+      const entry = owed(socket)
+      return entry?.last !== undefined && !entry.last.complete ? entry.reader : undefined
+    },
   }
 }
 
@@ -506,11 +530,16 @@ async function shutDown(server: Server, adapter: Adapter, timeoutMs: number): Pr
   adapter.notices.flush()
 }
 
-async function serve(adapter: Adapter, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serve(
+  adapter: Adapter,
+  request: IncomingMessage,
+  response: ServerResponse,
+  headers: RequestHeaders,
+  bytes: number,
+  body: BodyReader,
+): Promise<void> {
   const { log, flight, sandbox, limits } = adapter
   const started = log === undefined ? 0 : performance.now()
-  const { headers, bytes } = headersOf(request.rawHeaders)
-  const body = new BodyReader(request, response, headers)
   const plain = coreRequest(request, headers, (limit) => body.read(limit), bytes)
   const answer = await sandbox.handle(adapter.forwards ? withSignal(plain, request, response) : plain)
   if (body.gone) {
@@ -708,6 +737,10 @@ class BodyReader {
   private readonly length: number
   private received = 0
   gone = false
+  /** What broke the body's framing, once the parser said so. */
+  private broken: string | undefined
+  /** Ends the read under way, if one is. */
+  private settle: ((read: BodyRead) => void) | undefined
 
   constructor(
     private readonly request: IncomingMessage,
@@ -723,8 +756,16 @@ class BodyReader {
     return this.request.complete ? 0 : this.chunked ? Infinity : Math.max(0, this.length - this.received)
   }
 
+  /** The parser gave up on the body's framing: a read under way, or the next one, answers `malformed`. */
+  malformed(reason: string): void {
+    if (this.broken !== undefined) return
+    this.broken = reason
+    this.settle?.({ body: null, truncated: false, malformed: reason })
+  }
+
   read(limit: number): Promise<BodyRead> {
     const { request, response } = this
+    if (this.broken !== undefined) return Promise.resolve({ body: null, truncated: false, malformed: this.broken })
     if (this.declared === undefined && !this.chunked) return Promise.resolve({ body: null, truncated: false })
     // The client waits for this before it sends the body (Expect: 100-continue).
     if (this.headers.expect !== undefined && !response.headersSent) response.writeContinue()
@@ -748,9 +789,13 @@ class BodyReader {
       }
       // A client that goes away mid-body ends the request without 'end' (and not always with 'error').
       const onGone = () => {
-        if (request.complete) return
+        if (request.complete || this.broken !== undefined) return
         this.gone = true
         resolve({ body: null, truncated: false, incomplete: true })
+      }
+      this.settle = (read) => {
+        request.off('data', onData).off('end', onEnd).pause()
+        resolve(read)
       }
       request.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
     })
@@ -785,6 +830,12 @@ function failed(adapter: Adapter, request: IncomingMessage, response: ServerResp
   }
   console.error(`petstore-sandbox: unexpected failure on ${what}`, error)
   write(response, errorAnswer('internal_error', 'The sandbox failed to handle this request; see its log'), true)
+}
+
+/** A parse error in a few words: llhttp's reason (`Invalid character in chunk size`), or its code. */
+function describeParseError(error: Error & { code?: string; reason?: string }): string {
+  const reason = error.reason ?? error.code ?? 'unreadable'
+  return reason.charAt(0).toLowerCase() + reason.slice(1)
 }
 
 /** What Node's parser reports, in the core's terms. */

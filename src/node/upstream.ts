@@ -47,6 +47,7 @@ export function createUpstream(options: UpstreamOptions): Upstream | undefined {
   const forward = options.forward === 'all' ? OPERATIONS : (options.forward ?? [])
   return {
     label: origin,
+    basePath,
     forward,
     ...(options.upstreamKey !== undefined && { key: options.upstreamKey }),
     send: (request) => send(origin, targetOf(basePath, baseQuery, request.target), request),

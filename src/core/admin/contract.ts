@@ -61,7 +61,11 @@ export const JournalEntrySchema = z
     }),
     violations: z.array(z.string()).meta({
       description:
-        "Forwarded: each way the upstream's answer breaks the interface document, one sentence each; else empty",
+        "Forwarded: each way the upstream's answer breaks the interface document, one sentence each, at most 20 (the contractProblems limit); else empty",
+    }),
+    moreViolations: z.boolean().meta({
+      description:
+        'Forwarded: the contract check stopped at 20 problems with more to find (the count reads "20+"); else false',
     }),
   })
   .meta({ description: 'One request the API answered' })

@@ -56,6 +56,8 @@ export interface Recorded {
   readonly forwarded?: boolean
   /** The ways the upstream's answer breaks the interface document; none when left out. */
   readonly violations?: readonly string[]
+  /** The contract check stopped at its bound (contractProblems) with more to find. */
+  readonly moreViolations?: boolean
 }
 
 export interface WritableJournal extends RequestJournal {
@@ -187,6 +189,7 @@ function toEntry(id: number, recorded: Recorded, label: (key: string) => TenantL
     ...tenantOf(recorded.tenant === undefined ? null : label(recorded.tenant)),
     forwarded: recorded.forwarded === true,
     violations: [...(recorded.violations ?? [])],
+    moreViolations: recorded.moreViolations === true,
   })
 }
 

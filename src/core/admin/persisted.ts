@@ -7,6 +7,7 @@
  */
 import { checkObject, checkStoreState, type Checked, type Pet, type StoreState } from '../api/contract.js'
 import { petText } from '../api/store.js'
+import { preview } from '../http/json.js'
 import { checkpointNameProblem, type Checkpoint } from './checkpoints.js'
 import { MAX_SCENARIOS, ScenarioInputSchema, type ScenarioInput } from './contract.js'
 
@@ -89,7 +90,7 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return {
       ok: false,
-      problems: [`the file must hold a JSON object, got ${Array.isArray(input) ? 'an array' : JSON.stringify(input)}`],
+      problems: [`the file must hold a JSON object, got ${Array.isArray(input) ? 'an array' : preview(input)}`],
     }
   }
   const document = input as Record<string, unknown>
@@ -178,5 +179,5 @@ function isDate(value: unknown): value is string {
 }
 
 function describe(value: unknown): string {
-  return value === undefined ? 'nothing' : JSON.stringify(value)
+  return value === undefined ? 'nothing' : preview(value)
 }

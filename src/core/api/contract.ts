@@ -6,7 +6,7 @@
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
-import { InexactNumber } from '../http/json.js'
+import { InexactNumber, preview } from '../http/json.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 
@@ -259,16 +259,26 @@ function describeJsonType(value: unknown): string {
 }
 
 function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (value instanceof InexactNumber) return value.literal
-  const json = JSON.stringify(value)
-  return json.length > 40 ? `${json.slice(0, 37)}...` : json
+  return value === undefined ? 'nothing' : preview(value)
 }
 
-/** Turns zod issues into sentences that name the field and what is wrong with it. */
-function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<string, unknown>): string[] {
+/**
+ * The problems of one value against a schema, each naming its field under `at` (`body.3.status`):
+ * for checking a long list one item at a time, so a caller can stop after a few.
+ */
+export function problemsAt(schema: z.ZodType, input: unknown, at: readonly (string | number)[]): string[] {
+  const result = schema.safeParse(input)
+  return result.success ? [] : describeIssues(result.error.issues, input, at)
+}
+
+/** Turns zod issues into sentences that name the field (under `at`) and what is wrong with it. */
+function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  input: unknown,
+  at: readonly (string | number)[] = [],
+): string[] {
   return issues.map((issue) => {
-    const field = issue.path.map(String).join('.') || 'value'
+    const field = [...at, ...issue.path].map(String).join('.') || 'value'
     const value = issue.path.reduce<unknown>(
       (node, key) =>
         isPlainObject(node)

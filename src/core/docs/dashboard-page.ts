@@ -5,7 +5,7 @@
  * served to another machine has an empty key: it asks for one in `#key-form`.
  * Platform-free: the core imports it and renders it as a plain string.
  *
- * May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/docs, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { PET_STATUSES } from '../api/contract.js'
 

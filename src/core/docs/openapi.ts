@@ -4,7 +4,7 @@
  * conditions, says which errors the pipeline can answer), schemas from zod's JSON Schema output.
  * `npm run openapi` writes it to openapi.json.
  *
- * May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/docs, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
 import { adminRoutes } from '../admin/operations.js'
@@ -13,8 +13,9 @@ import { ErrorSchema, NewPetSchema, PetSchema, PetStatusSchema } from '../api/co
 import { ERROR_CODES, type ErrorCode } from '../http/errors.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { petRoutes } from '../api/operations.js'
-import { answeredBeforeRouting, ERROR_HEADERS, errorCodesOf, VIOLATIONS_HEADER } from '../http/answers.js'
+import { answeredBeforeRouting, ERROR_HEADERS, errorCodesOf, RELAYED_CSP, VIOLATIONS_HEADER } from '../http/answers.js'
 import { METHODS, type Operation, type Route, type Success } from '../http/routes.js'
+import { LIMITS } from '../limits.js'
 
 type Json = Record<string, unknown>
 
@@ -106,20 +107,35 @@ function operationObject(route: Route, operation: Operation): Json {
 
 /**
  * A forwarded operation (--upstream) relays the upstream's answer, whatever its status, with a
- * count of its contract violations: on any response, never on every one.
+ * count of its contract violations and a policy that runs nothing in it: on any response, never
+ * on every one.
  */
 function withRelayedHeader(responses: Record<string, Json>): Record<string, Json> {
-  const relayed = {
+  const count = {
     ...header(
-      "Only on an answer relayed from the upstream (--upstream): how many ways it breaks the interface document, 0 when none. Such an answer is the upstream's own: its status, body and headers, which this document does not vouch for.",
-      { type: 'string', pattern: '^\\d+$' },
+      `Only on an answer relayed from the upstream (--upstream): how many ways it breaks the interface document, 0 when none, and "${LIMITS.contractProblems.value}+" when the check stopped at its bound (the contractProblems limit). Such an answer is the upstream's own: its status and body, which this document does not vouch for.`,
+      { type: 'string', pattern: '^\\d+\\+?$' },
+    ),
+    required: false,
+  }
+  const policy = {
+    ...header(
+      "Only on an answer relayed from the upstream (--upstream): `sandbox`, so that nothing the upstream sent runs on the sandbox's origin, should a browser open it.",
+      { type: 'string', const: RELAYED_CSP },
     ),
     required: false,
   }
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => [
       status,
-      { ...response, headers: { ...(response.headers as Json | undefined), [VIOLATIONS_HEADER]: relayed } },
+      {
+        ...response,
+        headers: {
+          ...(response.headers as Json | undefined),
+          [VIOLATIONS_HEADER]: count,
+          'Content-Security-Policy': policy,
+        },
+      },
     ]),
   )
 }

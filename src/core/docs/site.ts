@@ -4,7 +4,7 @@
  * under `/__sandbox/docs`. The asset bytes come from the host (the Node server reads the files
  * it ships); the rules of who may read them are the admin routes'.
  *
- * May import: core/docs, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/docs, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { ApiError } from '../http/errors.js'
 import { ADMIN_PATH, DOCS_PATH, UI_PATH } from '../http/mounts.js'
@@ -44,6 +44,9 @@ const docsAsset: Operation = {
     const name = params.file ?? ''
     if (name === 'reference.js') {
       return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8' }, body: REFERENCE_SCRIPT }
+    }
+    if (name === 'reference.css') {
+      return { status: 200, headers: { 'Content-Type': 'text/css; charset=utf-8' }, body: REFERENCE_STYLE }
     }
     // Swagger UI's files change only with the package.
     return shipped(state, name, target.path, 'public, max-age=3600')
@@ -114,11 +117,28 @@ export function siteRoutes(): Route[] {
   ]
 }
 
+/**
+ * The pages' headers. The dashboard and the reference page steer and show the sandbox with no key
+ * from this machine, so another site must not frame them (a click on Reset in a hidden frame would
+ * be the sandbox's own request): frame-ancestors 'none', and X-Frame-Options for browsers that
+ * predate it. They run their own files only: no inline script or style, nothing from elsewhere
+ * (data: for the blank icon and Swagger UI's inline SVG images).
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Type': 'text/html; charset=utf-8',
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+})
+
 function html(text: string): CoreResponse {
-  return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: text }
+  return { status: 200, headers: PAGE_HEADERS, body: text }
 }
 
-/** The page. The key travels in a data attribute, so no inline script is needed. */
+/** The page. The key travels in a data attribute, so no inline script or style is needed. */
 function page(assetsPath: string, apiKey: string): string {
   const key = escapeHtml(apiKey)
   return `<!doctype html>
@@ -129,7 +149,7 @@ function page(assetsPath: string, apiKey: string): string {
   <title>Pet Store sandbox: API reference</title>
   <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${assetsPath}/swagger-ui.css">
-  <style>.sandbox-key { font: 14px/1.4 sans-serif; margin: 12px 20px; }</style>
+  <link rel="stylesheet" href="${assetsPath}/reference.css">
 </head>
 <body>
   <p class="sandbox-key">API key: <code>${key}</code> (pre-filled under Authorize). Reset the data: <code>POST ${ADMIN_PATH}/reset</code>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.</p>
@@ -140,6 +160,10 @@ function page(assetsPath: string, apiKey: string): string {
 </html>
 `
 }
+
+/** The line above Swagger UI. */
+const REFERENCE_STYLE = `.sandbox-key { font: 14px/1.4 sans-serif; margin: 12px 20px; }
+`
 
 /** Starts Swagger UI on /openapi.json and authorises it with the key from the page. */
 const REFERENCE_SCRIPT = `const root = document.getElementById('swagger-ui')

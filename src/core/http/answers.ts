@@ -1,5 +1,5 @@
 /**
- * What the pipeline (handle.ts) can answer around an operation, said once: the Error codes each
+ * What the pipeline (pipeline.ts) can answer around an operation, said once: the Error codes each
  * check produces, given what the route's row says, and the headers each such answer carries. The
  * OpenAPI document lists these answers and CORS exposes these headers, both from here, so a new
  * check in the pipeline is one row below, not three lists to keep in step.
@@ -65,9 +65,16 @@ const PIPELINE_ANSWERS: readonly PipelineAnswer[] = [
 
 /**
  * On an answer relayed from the upstream (--upstream): how many ways it breaks the interface
- * document. Such an answer is the upstream's own, status, body and headers.
+ * document (`0`, `3`, or `20+` past the contractProblems budget). Such an answer is the
+ * upstream's own, status and body.
  */
 export const VIOLATIONS_HEADER = 'Sandbox-Contract-Violations'
+
+/**
+ * On an answer relayed from the upstream: whatever it holds (a page of HTML, a script) runs in no
+ * origin of the sandbox's, which holds the dashboard and the admin routes.
+ */
+export const RELAYED_CSP = "sandbox; default-src 'none'; frame-ancestors 'none'"
 
 /**
  * The headers an Error answer with this code carries, by name: `always`, or `sometimes` (a 415
@@ -98,6 +105,7 @@ export function responseHeadersOf(operation: Operation): Set<string> {
   if (simulated(operation)) {
     names.add('Preference-Applied')
     names.add(VIOLATIONS_HEADER)
+    names.add('Content-Security-Policy')
   }
   return names
 }

@@ -55,6 +55,11 @@ export interface BodyRead {
   readonly truncated: boolean
   /** The client went away before the whole body came: there is no request to answer. */
   readonly incomplete?: boolean
+  /**
+   * The body's framing is broken (a chunk size that is no number, a chunk longer than it said):
+   * what the server's parser reported. Nothing after it on the connection can be read.
+   */
+  readonly malformed?: string
 }
 
 export interface CoreResponse {
@@ -69,8 +74,11 @@ export interface CoreResponse {
   readonly polling?: boolean
   /** Isolated mode, when the host keeps an access log (Hosting.accessLog): whose data an API request used, as logs and the dashboard show it (labelTenant). */
   readonly tenant?: { readonly label: string; readonly hue: number }
-  /** Sent to the upstream (`--upstream`), for the access log: how many ways its answer breaks the contract (0 for a 502/504). */
-  readonly forwarded?: { readonly violations: number }
+  /**
+   * Sent to the upstream (`--upstream`), for the access log: how many ways its answer breaks the
+   * contract (0 for a 502/504), and whether the check stopped at its bound with more to find.
+   */
+  readonly forwarded?: { readonly violations: number; readonly more: boolean }
 }
 
 /**
@@ -90,7 +98,18 @@ export function isEventStream(body: CoreResponse['body']): body is EventStream {
 /** Where a request came from: tests and browser apps (msw), or a real HTTP server. */
 export type Surface = 'in-process' | 'server'
 
-export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json' })
+/** On every answer: a browser never guesses a type other than the one sent (a JSON body read as HTML). */
+export const NOSNIFF = 'X-Content-Type-Options'
+
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Type': 'application/json',
+  [NOSNIFF]: 'nosniff',
+})
+
+/** An answer's headers with nosniff, when they lack it: the same object when they have it. */
+export function withNosniff(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  return headers[NOSNIFF] === undefined ? { ...headers, [NOSNIFF]: 'nosniff' } : headers
+}
 
 export function json(status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse {
   return {

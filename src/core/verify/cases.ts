@@ -13,7 +13,7 @@
  * has not. Rows marked `writes` create data wherever they are not refused: `verify` sends them
  * only with `--writes`.
  *
- * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { OperationId } from '../admin/contract.js'
 

@@ -6,11 +6,13 @@
  * choices where the document is silent (name lengths, error codes, headers) are not: a real
  * service may choose otherwise and still keep the contract.
  *
- * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
 import type { OperationId } from '../admin/contract.js'
-import { checkObject, PetStatusSchema } from '../api/contract.js'
+import { problemsAt, PetStatusSchema } from '../api/contract.js'
+import { eachArrayItem, preview } from '../http/json.js'
+import { LIMITS } from '../limits.js'
 
 /**
  * The statuses the interface document lists for each operation, and what its success carries.
@@ -42,22 +44,18 @@ const InterfacePetSchema = z.object({
   status: PetStatusSchema.optional(),
 })
 const InterfaceErrorSchema = z.object({ code: z.string(), message: z.string(), status: z.int() })
-const SHAPES: Readonly<Record<'pets' | 'pet' | 'error', z.ZodType>> = {
-  pets: z.object({ body: z.array(InterfacePetSchema) }),
-  pet: z.object({ body: InterfacePetSchema }),
-  error: z.object({ body: InterfaceErrorSchema }),
-}
-
-/** Problems of one body named in full. */
-const MAX_PROBLEMS = 3
+const SHAPES: Readonly<Record<'pet' | 'error', z.ZodType>> = { pet: InterfacePetSchema, error: InterfaceErrorSchema }
 
 /** An answer as any transport gives it: header names in lower case, the body as text. */
 export interface PlainAnswer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  /** The body as UTF-8 text, for the checks. */
+  /** The body as UTF-8 text, for the checks (a transport may decode it on first read). */
   readonly body: string
-  /** The body's bytes as they came, when the transport has them: what a relay passes on. */
+  /**
+   * The body's bytes as they came, when the transport has them: what a relay passes on, and what
+   * a list is checked from, an item at a time.
+   */
   readonly bytes?: Uint8Array
 }
 
@@ -67,44 +65,128 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
 }
 
 /**
- * Every way `answer` breaks the document for `operation`, one sentence each; none when it keeps
- * it. A status the document does not list is named, and its body is still checked as an Error
- * when it is one (a 5xx from a real service is an Error too).
+ * The ways an answer breaks the document, one sentence each, in the order found. The check stops
+ * at the contractProblems budget (20): a relayed list of 12,000 bad pets costs 20 sentences and
+ * the items up to them, not 12,000 of each.
  */
-export function contractViolations(operation: OperationId, answer: PlainAnswer): string[] {
+export interface Violations {
+  readonly problems: readonly string[]
+  /** The check stopped at its bound with more to find: the count reads `20+`. */
+  readonly more: boolean
+}
+
+/** The count as every surface shows it: `3`, or `20+` past the bound. */
+export function violationCount(violations: Violations): string {
+  return `${violations.problems.length}${violations.more ? '+' : ''}`
+}
+
+/** The violations with one more problem, within the same bound. */
+export function withProblem(
+  violations: Violations,
+  problem: string,
+  max: number = LIMITS.contractProblems.value,
+): Violations {
+  if (violations.problems.length >= max) return { problems: violations.problems, more: true }
+  return { problems: [...violations.problems, problem], more: violations.more }
+}
+
+/** An answer that keeps the document. */
+export const NO_VIOLATIONS: Violations = Object.freeze({ problems: Object.freeze([]), more: false })
+
+/** Collects problems up to a bound; past it, only says there were more. */
+class Problems {
+  readonly list: string[] = []
+  more = false
+
+  constructor(private readonly max: number) {}
+
+  get full(): boolean {
+    return this.more
+  }
+
+  add(problem: string): void {
+    if (this.list.length < this.max) this.list.push(problem)
+    else this.more = true
+  }
+
+  result(): Violations {
+    return this.list.length === 0 ? NO_VIOLATIONS : { problems: this.list, more: this.more }
+  }
+}
+
+/**
+ * Every way `answer` breaks the document for `operation`, up to `max`. A status the document
+ * does not list is named, and its body is still checked as an Error when it is one (a 5xx from a
+ * real service is an Error too).
+ */
+export function contractViolations(
+  operation: OperationId,
+  answer: PlainAnswer,
+  max: number = LIMITS.contractProblems.value,
+): Violations {
   const { statuses, refusals, success } = INTERFACE_ANSWERS[operation]
-  const listed = statuses.includes(answer.status) || refusals.includes(answer.status)
-  return [...(listed ? [] : [unlistedStatus(operation, answer.status)]), ...bodyViolations(answer, success)]
+  const problems = new Problems(max)
+  if (!statuses.includes(answer.status) && !refusals.includes(answer.status)) {
+    problems.add(unlistedStatus(operation, answer.status))
+  }
+  bodyViolations(answer, success, problems)
+  return problems.result()
 }
 
 /** What the document says of any error answer, on any path: a JSON Error whose status is the HTTP status. */
-export function errorViolations(answer: PlainAnswer): string[] {
-  return answer.status >= 400 ? bodyViolations(answer, undefined) : []
+export function errorViolations(answer: PlainAnswer, max: number = LIMITS.contractProblems.value): Violations {
+  const problems = new Problems(max)
+  if (answer.status >= 400) bodyViolations(answer, undefined, problems)
+  return problems.result()
 }
 
-function bodyViolations(answer: PlainAnswer, success: 'pets' | 'pet' | undefined): string[] {
+const WHAT: Readonly<Record<'pets' | 'pet' | 'error', string>> = {
+  pets: 'a list of Pets',
+  pet: 'a Pet',
+  error: 'an Error',
+}
+
+function bodyViolations(answer: PlainAnswer, success: 'pets' | 'pet' | undefined, problems: Problems): void {
   const shape = answer.status >= 400 ? 'error' : answer.status >= 200 && answer.status < 300 ? success : undefined
-  if (shape === undefined) return []
+  if (shape === undefined) return
   const contentType = answer.headers['content-type']
   if (!isJsonMediaType(contentType)) {
-    return [
-      `Content-Type is ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}, not application/json`,
-    ]
+    problems.add(
+      `Content-Type is ${contentType === undefined ? 'missing' : preview(contentType)}, not application/json`,
+    )
+    return
+  }
+  const add = (found: readonly string[]) => {
+    for (const problem of found) problems.add(`the body is not ${WHAT[shape]}: ${problem}`)
+  }
+  const notJson = () => {
+    problems.add(answer.body.trim() === '' ? 'the body is empty, not JSON' : 'the body is not valid JSON')
+  }
+  if (shape === 'pets') {
+    // One item at a time: the check stops at its bound, and the list is never held whole.
+    const bytes = answer.bytes ?? new TextEncoder().encode(answer.body)
+    const reading = eachArrayItem(bytes, (item, index) => {
+      add(problemsAt(InterfacePetSchema, item, ['body', index]))
+      return !problems.full
+    })
+    if (reading === 'invalid') notJson()
+    if (reading !== 'not-array') return
   }
   let body: unknown
   try {
+    // V8's JSON.parse does not recurse: any depth parses. Nothing below stringifies the value whole.
     body = JSON.parse(answer.body)
   } catch {
-    return [answer.body.trim() === '' ? 'the body is empty, not JSON' : 'the body is not valid JSON']
+    notJson()
+    return
   }
-  const checked = checkObject(SHAPES[shape], { body }, 'body')
-  if (!checked.ok) {
-    const what = shape === 'error' ? 'an Error' : shape === 'pets' ? 'a list of Pets' : 'a Pet'
-    // One list can break one rule a hundred times: the first few say what is wrong.
-    const shown = checked.problems.slice(0, MAX_PROBLEMS).map((problem) => `the body is not ${what}: ${problem}`)
-    const more = checked.problems.length - MAX_PROBLEMS
-    return more > 0 ? [...shown, `and ${more} more problem${more === 1 ? '' : 's'} in the body`] : shown
+  if (shape === 'pets') {
+    add([`body must be an array, got ${preview(body)}`])
+    return
   }
-  const status = shape === 'error' ? (body as { status: number }).status : answer.status
-  return status === answer.status ? [] : [`the Error's status is ${status}, not the HTTP status ${answer.status}`]
+  const found = problemsAt(SHAPES[shape], body, ['body'])
+  add(found)
+  if (shape !== 'error' || found.length > 0) return
+  const { status } = body as { status: number }
+  if (status !== answer.status) problems.add(`the Error's status is ${status}, not the HTTP status ${answer.status}`)
 }

@@ -5,7 +5,7 @@
  * the document or the sandbox defines). Each finding carries its source, so the runner can tell
  * drift from a note. Data is never compared: a live server has pets of its own.
  *
- * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { HEADER_RULES, type Case, type CaseSource, type SilentTopic } from './cases.js'
 import { contractViolations, errorViolations, type PlainAnswer } from './conformance.js'
@@ -63,9 +63,11 @@ export async function judge(
   headers: Readonly<Record<string, string>>,
 ): Promise<Finding[]> {
   if (row.method === 'HEAD') return answer.body === '' ? [] : [ofRow(row, 'HEAD answered with a body')]
-  const findings: Finding[] = (
-    row.operation === undefined ? errorViolations(answer) : contractViolations(row.operation, answer)
-  ).map((message) => ({ source: 'interface', message }))
+  const violations = row.operation === undefined ? errorViolations(answer) : contractViolations(row.operation, answer)
+  const findings: Finding[] = violations.problems.map((message) => ({ source: 'interface', message }))
+  if (violations.more) {
+    findings.push({ source: 'interface', message: `more problems: the check stops at ${violations.problems.length}` })
+  }
   if (findings.length > 0 || answer.status < 200 || answer.status >= 300 || row.expect === undefined) return findings
   // The document's shapes held (contractViolations parsed it): the body is JSON.
   const body = parseJson(answer.body)

@@ -3,7 +3,7 @@
  * scripts, JUnit XML for CI dashboards. And its exit code: 0 when no `interface` row differs
  * (with --strict, no row at all), 1 on drift.
  *
- * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { CaseSource, SilentTopic } from './cases.js'
 import type { Finding } from './judge.js'

@@ -4,7 +4,7 @@
  * choice of the sandbox's differs), or `skipped` (a write without --writes, a read of a pet the
  * server does not have). Transport-free: each side is a `send`.
  *
- * May import: core/verify, core/admin, core/api, core/http, zod. No msw, no node:*, no adapter.
+ * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { cases as allCases, type Case } from './cases.js'
 import { unlistedStatus, type PlainAnswer } from './conformance.js'
