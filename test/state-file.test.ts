@@ -16,6 +16,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer as createNetServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -312,6 +315,52 @@ describe('--state-file', () => {
     expect(message.split('\n').filter(Boolean)).toHaveLength(1)
     expect(readFileSync(file, 'utf8')).toBe(bad)
     expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+
+  it.each([
+    ['a FIFO', 'a FIFO (named pipe)', (path: string) => execFileSync('mkfifo', [path])],
+    [
+      'a directory',
+      'a directory',
+      (path: string) => {
+        mkdirSync(path)
+      },
+    ],
+    ['a socket', 'a socket', null],
+  ] as const)('refuses %s at once, in one line, and takes no lock', async (_, kind, make) => {
+    const file = join(folder(), 'state.json')
+    let listening: Server | undefined
+    if (make === null) {
+      listening = createNetServer().listen(file)
+      await once(listening, 'listening')
+    } else make(file)
+    const cli = launch([BIN, '--port', '0', '--state-file', file])
+    expect(await cli.exited).toBe(1)
+    expect(cli.stderr()).toBe(
+      `petstore-sandbox: --state-file ${file} is ${kind}, not a regular file: give the path of a file (made when missing)\n`,
+    )
+    expect(existsSync(`${file}.lock`)).toBe(false)
+    listening?.close()
+  })
+
+  it.each([
+    [
+      'a directory',
+      'a directory',
+      (path: string) => {
+        mkdirSync(path)
+      },
+    ],
+    ['a FIFO', 'a FIFO (named pipe)', (path: string) => execFileSync('mkfifo', [path])],
+  ] as const)('refuses a lock path that is %s, and never moves it', async (_, kind, make) => {
+    const file = join(folder(), 'state.json')
+    make(`${file}.lock`)
+    const cli = launch([BIN, '--port', '0', '--state-file', file])
+    expect(await cli.exited).toBe(1)
+    expect(cli.stderr()).toBe(
+      `petstore-sandbox: cannot lock ${file}: ${file}.lock is ${kind}, not a lock file; move it away, or give another --state-file\n`,
+    )
+    expect(readdirSync(dirname(file))).toEqual(['state.json.lock'])
   })
 
   it('refuses --isolate with it', async () => {

@@ -7,8 +7,8 @@
  *
  * May import: node:*, the core, the other files here. Never msw.
  */
-import { readFileSync, rmSync } from 'node:fs'
-import { link, mkdir, open, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, openSync, readSync, rmSync, type Stats } from 'node:fs'
+import { link, lstat, mkdir, open, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { readJson } from '../core/http/json.js'
@@ -42,7 +42,16 @@ export interface StateFile {
 export async function resolveStateFile(file: string): Promise<string> {
   if (file.trim() === '') throw new StateFileError('--state-file needs a file name')
   const whole = await realpath(file).catch(() => undefined)
-  if (whole !== undefined) return whole
+  if (whole !== undefined) {
+    // At once, before the lock: reading a FIFO would wait forever, and a folder cannot be replaced.
+    const kind = await stat(whole).then(notAFile, () => undefined)
+    if (kind !== undefined) {
+      throw new StateFileError(
+        `--state-file ${file} is ${kind}, not a regular file: give the path of a file (made when missing)`,
+      )
+    }
+    return whole
+  }
   // Not there yet: its folder's real path, when the folder exists.
   const folder = await realpath(dirname(file)).catch(() => dirname(resolve(file)))
   return join(folder, basename(file))
@@ -62,6 +71,16 @@ export function lockPathOf(file: string): string {
 export async function lockStateFile(file: string): Promise<StateFileLock> {
   const lock = lockPathOf(file)
   const mine = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`
+  // Only a file is a lock: anything else at its path is the user's, refused and never moved aside.
+  const refuseOther = async () => {
+    const kind = await lstat(lock).then(notAFile, () => undefined)
+    if (kind !== undefined) {
+      throw new StateFileError(
+        `cannot lock ${file}: ${lock} is ${kind}, not a lock file; move it away, or give another --state-file`,
+      )
+    }
+  }
+  await refuseOther()
   await mkdir(dirname(file), { recursive: true }).catch(() => undefined)
   try {
     await writeFile(mine, `${process.pid}\n`)
@@ -89,6 +108,7 @@ export async function lockStateFile(file: string): Promise<StateFileLock> {
         )
       }
       // Its process is gone: moved aside, by one process only, then taken.
+      await refuseOther()
       await rename(lock, `${lock}.stale.${process.pid}.${randomBytes(4).toString('hex')}`).catch(() => undefined)
       await removeStale(lock)
     }
@@ -142,13 +162,34 @@ async function removeLeftovers(file: string): Promise<void> {
   )
 }
 
+/**
+ * The pid in a lock file; undefined when there is none. Opened without blocking and read only
+ * when it is a file: a FIFO put in its place must not hold the process.
+ */
 function readLockPid(lock: string): number | undefined {
+  let descriptor: number | undefined
   try {
-    const pid = Number(readFileSync(lock, 'utf8').trim())
+    descriptor = openSync(lock, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW)
+    if (!fstatSync(descriptor).isFile()) return undefined
+    const buffer = Buffer.alloc(32)
+    const pid = Number(buffer.toString('utf8', 0, readSync(descriptor, buffer)).trim())
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
   } catch {
     return undefined
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor)
   }
+}
+
+/** What a path is when it is not a regular file ("a directory", "a FIFO"...); undefined for a file. */
+function notAFile(found: Stats): string | undefined {
+  if (found.isFile()) return undefined
+  if (found.isDirectory()) return 'a directory'
+  if (found.isFIFO()) return 'a FIFO (named pipe)'
+  if (found.isSocket()) return 'a socket'
+  if (found.isCharacterDevice() || found.isBlockDevice()) return 'a device'
+  if (found.isSymbolicLink()) return 'a symbolic link'
+  return 'not a regular file'
 }
 
 function isAlive(pid: number): boolean {
@@ -168,8 +209,17 @@ function isAlive(pid: number): boolean {
 export async function readStateFile(file: string): Promise<unknown> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    // Without blocking, and checked once open: a FIFO swapped in after the start's check would hang here.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      const kind = notAFile(await handle.stat())
+      if (kind !== undefined) throw new StateFileError(`cannot read ${file}: it is ${kind}, not a regular file`)
+      text = await handle.readFile('utf8')
+    } finally {
+      await handle.close()
+    }
   } catch (error) {
+    if (error instanceof StateFileError) throw error
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw new StateFileError(`cannot read ${file}: ${describe(error)}`)
   }
