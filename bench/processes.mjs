@@ -50,6 +50,8 @@ export function startServer(nodeArgs, portPattern, { cwd } = {}) {
   return {
     origin,
     startedAt,
+    // taskset execs node in its own process: this is the server's pid.
+    pid: child.pid,
     async stop() {
       killGroup(child, 'SIGTERM')
       const timer = setTimeout(() => killGroup(child, 'SIGKILL'), STOP_GRACE_MS)
