@@ -313,6 +313,16 @@ describe('a hostile upstream', () => {
     '/v1/pets/x%5Cy',
     '/v1/pets/..',
     '/v1/pets/.',
+    '/v1/pets/\\..\\..\\admin',
+    '/v1/pets/1\\..',
+    '/v1/pets/..;',
+    '/v1/pets/%2e%2e%3b',
+    '/v1/pets/%25252e%25252e',
+    '/v1/pets/%c0%ae%c0%ae',
+    '/v1/pets/%2e%2e%23',
+    '/v1/pets/%u002e%u002e',
+    '/v1/pets/%ef%bc%8e%ef%bc%8e',
+    '/v1/pets/%20..',
   ])('refuses %s with a JSON 400 and forwards nothing', async (target) => {
     upstream.answer(() => json('200 OK', PET))
     const before = upstream.seen.length
@@ -325,8 +335,49 @@ describe('a hostile upstream', () => {
     const error = JSON.parse(body) as { code: string; message: string; status: number }
     expect(error.code).toBe('invalid_parameter')
     expect(error.status).toBe(400)
-    expect(error.message).toMatch(/^petId ".*" holds an encoded slash or a dot segment/)
+    expect(error.message).toMatch(
+      /^petId ".*" holds a slash, a dot segment or a character a server may read as part of the path/,
+    )
     expect(upstream.seen.length).toBe(before)
+  })
+
+  it('names a Location that leads elsewhere first, even behind 20 problems of the body, and one sent twice', async () => {
+    const bad = Array.from({ length: 30 }, (_, index) => ({ id: index + 1, name: 'x', categoryId: 1, status: 'lost' }))
+    upstream.answer(() => json('200 OK', bad, { Location: '//evil.example/' }))
+    const many = await fetch(`${sandbox.apiUrl}/pets`, { headers: AUTH })
+    expect(many.headers.get(VIOLATIONS)).toBe('20+')
+    expect(many.headers.get('location')).toBeNull()
+    expect((await lastEntry()).violations[0]).toBe(
+      `Location points outside the upstream's base URL, to "http://evil.example"; it was not passed on`,
+    )
+    upstream.answer(() =>
+      Buffer.from(
+        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nLocation: /api/v1/pets/1\r\nLocation: //evil.example/\r\nContent-Length: 2\r\n\r\n[]',
+      ),
+    )
+    const twice = await fetch(`${sandbox.apiUrl}/pets`, { headers: AUTH })
+    expect(twice.headers.get('location')).toBeNull()
+    expect((await lastEntry()).violations).toEqual(['Location came more than once; none was passed on'])
+  })
+
+  it('answers 502 to a transfer coding the sandbox does not undo, and relays a 204 without a length', async () => {
+    upstream.answer(() =>
+      Buffer.from(
+        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n',
+      ),
+    )
+    const coded = await fetch(`${sandbox.apiUrl}/pets`, { headers: AUTH })
+    expect(coded.status).toBe(502)
+    expect(((await coded.json()) as { message: string }).message).toBe(
+      `The upstream ${upstream.url} answered listPets with Transfer-Encoding gzip, chunked, a coding the sandbox does not undo`,
+    )
+    upstream.answer(() => 'HTTP/1.1 204 No Content\r\n\r\n')
+    const answer = await rawExchange(
+      sandbox.url,
+      `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`,
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 204 No Content\r\n/)
+    expect(answer.toLowerCase()).not.toContain('content-length')
   })
 
   it('forwards an id that is merely not a number: what the operation checks is the upstream’s', async () => {
@@ -380,6 +431,46 @@ describe('framing of a chunked body', () => {
   )
 })
 
+describe('framing of a chunked body on routes that read none', () => {
+  let sandbox: RunningServer
+  beforeAll(async () => {
+    sandbox = await startServer({ port: 0, limits: { lingerMs: 100 } })
+  })
+  afterAll(async () => {
+    await sandbox.close()
+  })
+
+  it.each([
+    ['POST', '/__sandbox/reset', ''],
+    ['GET', '/v1/pets', `Authorization: Bearer ${KEY}\r\n`],
+    ['GET', '/__sandbox/health', ''],
+  ])('refuses %s %s with a broken chunk with a JSON 400, and does nothing', async (method, path, extra) => {
+    await sandbox.sandbox.pets.create({ name: 'Kept', categoryId: 1 })
+    const before = await sandbox.sandbox.pets.count()
+    const answer = await rawExchange(
+      sandbox.url,
+      `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Transfer-Encoding: chunked\r\n\r\nzz\r\nnot chunked framing\r\n`,
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+    expect(answer).toContain('"code":"bad_request"')
+    expect(answer).toContain('The chunked body cannot be read: invalid character in chunk size')
+    expect(await sandbox.sandbox.pets.count()).toBe(before)
+  })
+
+  it('reads a whole chunked body on a route that reads none, and answers as usual', async () => {
+    const answer = await rawExchange(
+      sandbox.url,
+      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    const over = await rawExchange(
+      sandbox.url,
+      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n${(20 * 1024).toString(16)}\r\n${'x'.repeat(20 * 1024)}\r\n0\r\n\r\n`,
+    )
+    expect(over).toMatch(/^HTTP\/1\.1 413 /)
+  })
+})
+
 describe('every answer carries nosniff, and the pages a policy of their own', () => {
   let sandbox: RunningServer
   beforeAll(async () => {
@@ -410,6 +501,8 @@ describe('every answer carries nosniff, and the pages a policy of their own', ()
   ] as const)('%s %s', async (method, path, headers) => {
     const answer = await fetch(`${sandbox.url}${path}`, { method, headers })
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff')
+    // A 204 says nothing of a length (RFC 9110 section 8.6).
+    if (answer.status === 204) expect(answer.headers.get('content-length')).toBeNull()
     await answer.arrayBuffer()
   })
 

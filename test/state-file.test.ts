@@ -363,6 +363,15 @@ describe('--state-file', () => {
     expect(readdirSync(dirname(file))).toEqual(['state.json.lock'])
   })
 
+  it('refuses /dev/stdin on a pipe (a socket pair from Node), a path with no real path of its own, before taking any lock', async () => {
+    const cli = launch([BIN, '--port', '0', '--state-file', '/dev/stdin'])
+    expect(await cli.exited).toBe(1)
+    expect(cli.stderr()).toMatch(
+      /^petstore-sandbox: --state-file \/dev\/stdin is a (socket|FIFO \(named pipe\)), not a regular file: give the path of a file \(made when missing\)\n$/,
+    )
+    expect(existsSync('/dev/stdin.lock')).toBe(false)
+  })
+
   it('refuses --isolate with it', async () => {
     const cli = launch([BIN, '--port', '0', '--isolate', '--state-file', join(folder(), 'state.json')])
     expect(await cli.exited).toBe(1)

@@ -228,15 +228,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         request.readBody === undefined
           ? { body: request.body, truncated: request.truncated === true }
           : await request.readBody(cap)
-      if (read.incomplete === true) {
-        throw new ApiError('bad_request', 'The client closed the connection before the body was complete')
-      }
-      if (read.malformed !== undefined) {
-        throw new ApiError(
-          'bad_request',
-          `The chunked body cannot be read: ${read.malformed}. Nothing more is read on this connection`,
-        )
-      }
+      checkFraming(read)
       return [read, release]
     } catch (error) {
       release()
@@ -264,9 +256,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   ): CoreResponse | Promise<CoreResponse> => {
     const { request } = exchange
     if (operation.body === undefined) {
-      // A route that reads no body still has a budget for one: judged from Content-Length, unread.
-      if (request.truncated === true || declaredLength(request) > limits.bodyBytes) throw tooLarge(limits.bodyBytes)
-      return operation.run(exchange)
+      const unused = checkUnusedBody(request, limits.bodyBytes)
+      return unused === undefined ? operation.run(exchange) : unused.then(() => operation.run(exchange))
     }
     const given = read ?? { body: null, truncated: false }
     seen.bytes = given.body?.byteLength ?? 0
@@ -442,8 +433,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   ): Promise<CoreResponse> => {
     let body: Uint8Array | null = null
     if (operation.body === undefined) {
-      // No body is sent on: its budget is judged from Content-Length, unread, as for the sandbox's own.
-      if (request.truncated === true || declaredLength(request) > limits.bodyBytes) throw tooLarge(limits.bodyBytes)
+      // No body is sent on: it is judged as for the sandbox's own.
+      await checkUnusedBody(request, limits.bodyBytes)
     } else {
       if (read?.truncated === true) throw tooLarge(capOf(operation))
       body = read?.body ?? null
@@ -722,6 +713,34 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 /** An answer refused before any route: the site's CORS rule applies to it. */
 function refuse(error: ApiError): [CoreResponse | Promise<CoreResponse>, Area] {
   return [errorResponse(error), 'site']
+}
+
+/** A body read to its end, or the refusal when it never came whole: the client left, or its chunked framing broke. */
+function checkFraming(read: BodyRead): void {
+  if (read.incomplete === true) {
+    throw new ApiError('bad_request', 'The client closed the connection before the body was complete')
+  }
+  if (read.malformed !== undefined) {
+    throw new ApiError(
+      'bad_request',
+      `The chunked body cannot be read: ${read.malformed}. Nothing more is read on this connection`,
+    )
+  }
+}
+
+/**
+ * The body of a route that reads none still has a budget, and a framing: a Content-Length over
+ * the cap is refused unread; a chunked body (whose length no header gives) is read to its end
+ * within the cap before the route acts, so a broken framing or an oversized body refuses the
+ * request (400, 413) and changes nothing. Undefined when there is nothing to wait for.
+ */
+function checkUnusedBody(request: CoreRequest, cap: number): Promise<void> | undefined {
+  if (request.truncated === true || declaredLength(request) > cap) throw tooLarge(cap)
+  if (request.readBody === undefined || request.headers['transfer-encoding'] === undefined) return undefined
+  return request.readBody(cap).then((read) => {
+    checkFraming(read)
+    if (read.truncated) throw tooLarge(cap)
+  })
 }
 
 /** The body's length as Content-Length declares it; 0 without one. */

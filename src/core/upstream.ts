@@ -16,13 +16,7 @@ import { ApiError } from './http/errors.js'
 import { header, type CoreRequest, type CoreResponse } from './http/http.js'
 import type { Limits } from './limits.js'
 import { preview } from './http/json.js'
-import {
-  contractViolations,
-  violationCount,
-  withProblem,
-  type PlainAnswer,
-  type Violations,
-} from './verify/conformance.js'
+import { contractViolations, violationCount, after, type PlainAnswer, type Violations } from './verify/conformance.js'
 
 /** One request for the upstream, as the core decides it. */
 export interface UpstreamRequest {
@@ -177,7 +171,13 @@ export function relayed(
   if (coding !== undefined && contentCodings(coding).length > 0) {
     throw refuse(`with Content-Encoding ${cut(coding.trim())}, though asked for identity`)
   }
-  let violations = contractViolations(operation, answer)
+  // A transfer coding the transport does not undo (gzip, chunked) would reach the client still coded.
+  const transfer = answer.headers['transfer-encoding']
+  if (transfer !== undefined && contentCodings(transfer).some((name) => name !== 'chunked')) {
+    throw refuse(`with Transfer-Encoding ${cut(transfer.trim())}, a coding the sandbox does not undo`)
+  }
+  // The relay's own problems come first, so the bound never hides one behind the body's.
+  const own: string[] = []
   const headers: Record<string, string> = {}
   for (const name in PASSED_BACK) {
     const value = answer.headers[name]
@@ -185,13 +185,17 @@ export function relayed(
     if (!FIELD_VALUE.test(value))
       throw refuse(`with a ${PASSED_BACK[name]} header holding a character no HTTP field may`)
     if (name === 'location') {
-      const moved = ownLocation(value, upstream, sent, basePath)
+      const moved =
+        answer.repeated?.includes(name) === true
+          ? { problem: 'Location came more than once; none was passed on' }
+          : ownLocation(value, upstream, sent, basePath)
       if (typeof moved === 'string') headers.Location = moved
-      else violations = withProblem(violations, moved.problem)
+      else own.push(moved.problem)
       continue
     }
     headers[PASSED_BACK[name] as string] = value
   }
+  const violations = after(own, contractViolations(operation, answer))
   headers[VIOLATIONS_HEADER] = violationCount(violations)
   headers['Content-Security-Policy'] = RELAYED_CSP
   headers['X-Content-Type-Options'] = 'nosniff'
@@ -231,23 +235,27 @@ function ownLocation(
 }
 
 /**
- * The refusal for a path parameter that would leave its place on a server that decodes it: an
- * encoded slash or backslash (`%2F`, `%5C`), or a dot segment (`..`, `%2e%2e`), however many
- * times encoded. RFC 3986 keeps `/pets/%2e%2e%2f` under `/pets/`, but a server or proxy that
- * decodes before routing climbs out of it. The sandbox's own operations refuse such ids anyway
- * (400, petId must be an integer); a forwarded one is refused before anything is sent.
+ * The refusal for a path parameter that a server or proxy on the way could read as path
+ * structure, once it decodes it: a slash or backslash, raw or encoded (`\\`, `%2F`, `%5C`); a dot
+ * segment (`..`, `%2e%2e`, `.%2E`), with spaces around it (`%20..`) or parameters after it (`..;`);
+ * a `;`, `?` or `#` that ends a segment or the path; a control character; or anything beyond
+ * ASCII (overlong `%c0%ae`, full-width dots that NFKC makes `.`, IIS's `%u002e`), however many
+ * times encoded (`%252e`). RFC 3986 keeps `/pets/%2e%2e%2f` under `/pets/`, but a server that
+ * decodes before routing, or splits on `\\` as Node's URL and browsers do, climbs out of it. No
+ * int64 id holds any of these, and the sandbox's own getPet refuses them too (400, petId must be
+ * an integer): a forwarded one is refused before anything is sent. Anything else, a name with a
+ * space in it say, is the upstream's to judge.
  */
 export function climbingParameter(params: Readonly<Record<string, string>>): ApiError | undefined {
   for (const name in params) {
     const raw = params[name] as string
-    if (!raw.includes('%') && raw !== '.' && raw !== '..') continue
+    // The raw text and up to four decodings of it, each layer judged: %25252e is %2e three decodings on.
     let value = raw
-    // Up to three layers of encoding: %252F is %2F once a server decodes it.
-    for (let round = 0; round < 3; round++) {
-      if (value === '.' || value === '..' || /[/\\]/.test(value)) {
+    for (let layer = 0; layer <= 4; layer++) {
+      if (readsAsPath(value)) {
         return new ApiError(
           'invalid_parameter',
-          `${name} ${preview(raw, 80)} holds an encoded slash or a dot segment: a server that decodes it would read another path, so it is not forwarded`,
+          `${name} ${preview(raw, 80)} holds a slash, a dot segment or a character a server may read as part of the path once it decodes it; it is not forwarded`,
         )
       }
       const decoded = decodeOnce(value)
@@ -256,6 +264,17 @@ export function climbingParameter(params: Readonly<Record<string, string>>): Api
     }
   }
   return undefined
+}
+
+/** Whether one layer of a parameter reads as path structure (see climbingParameter). */
+function readsAsPath(value: string): boolean {
+  if (/[/\\;?#]|%u/i.test(value)) return true
+  // Control characters and anything past ASCII: only printable ASCII is left to the upstream.
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index)
+    if (code < 0x20 || code > 0x7e) return true
+  }
+  return /^\.+$/.test(value.trim())
 }
 
 function decodeOnce(text: string): string {

@@ -8,6 +8,7 @@
  *
  * May import: other dashboard files.
  */
+import { zodConfig } from './jitless.js'
 import {
   ADMIN,
   adminKey,
@@ -31,6 +32,9 @@ import { showForwardedFor } from './forwarded.js'
 import { showUpstream } from './forwarding.js'
 import { byId, h, messageOf, num, paintHue, poll, say, throttle } from './dom.js'
 import { liveEntry, loadJournal, setUpJournal } from './journal.js'
+
+// Made before any schema (jitless.ts): the page's policy forbids eval.
+if (zodConfig.jitless !== true) throw new Error('zod must not compile with eval under the dashboard policy')
 
 const root = byId('dashboard')
 const pageKey = root.dataset.apiKey ?? ''

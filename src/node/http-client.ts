@@ -7,7 +7,7 @@
  *
  * May import: node:*, and the Node adapter. Never msw.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { PlainAnswer } from '../core/verify/conformance.js'
 
@@ -38,7 +38,7 @@ export class ExchangeFailure extends Error {
   }
 }
 
-/** Sends one request and reads its whole answer (header names in lower case, repeats joined by `, `; the body as UTF-8), within the exchange's budgets. */
+/** Sends one request and reads its whole answer (header names in lower case, repeats joined by `, ` and named in `repeated`; the body as UTF-8), within the exchange's budgets. */
 export function exchange(sent: Exchange): Promise<PlainAnswer> {
   return new Promise((resolve, reject) => {
     let url: URL
@@ -92,9 +92,11 @@ export function exchange(sent: Exchange): Promise<PlainAnswer> {
       response.on('end', () => {
         const bytes = body.whole()
         let text: string | undefined
+        const { headers, repeated } = flatten(response.rawHeaders)
         finish(undefined, {
           status: response.statusCode ?? 0,
-          headers: flatten(response.headers),
+          headers,
+          ...(repeated.length > 0 && { repeated }),
           // Decoded when a check asks: a list is checked from its bytes, and relayed as they are.
           get body() {
             return (text ??= bytes.toString('utf8'))
@@ -160,10 +162,20 @@ function describe(error: NodeJS.ErrnoException, url: URL): string {
   }
 }
 
-function flatten(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value
+/** Header names in lower case, repeats joined by `, `; and the names that came more than once. */
+function flatten(raw: readonly string[]): { headers: Record<string, string>; repeated: string[] } {
+  const headers: Record<string, string> = {}
+  const repeated = new Set<string>()
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = (raw[index] as string).toLowerCase()
+    const value = raw[index + 1] as string
+    // Object.hasOwn: a header named like an Object.prototype property is only data.
+    if (Object.hasOwn(headers, name)) {
+      repeated.add(name)
+      headers[name] = `${headers[name] as string}, ${value}`
+    } else {
+      Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true })
+    }
   }
-  return flat
+  return { headers, repeated: [...repeated] }
 }

@@ -717,7 +717,8 @@ function write(
   // A flat list of names and values: no object spread per answer (writeHead takes either).
   const headers: string[] = []
   for (const name in answer.headers) headers.push(name, answer.headers[name] as string)
-  headers.push('Content-Length', String(length))
+  // A 204 carries no Content-Length (RFC 9110 section 8.6), nor a 304, which would give its 200's.
+  if (answer.status !== 204 && answer.status !== 304) headers.push('Content-Length', String(length))
   if (last) headers.push('Connection', 'close')
   response.writeHead(answer.status, headers)
   response.end(body ?? undefined)

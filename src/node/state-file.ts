@@ -42,16 +42,15 @@ export interface StateFile {
 export async function resolveStateFile(file: string): Promise<string> {
   if (file.trim() === '') throw new StateFileError('--state-file needs a file name')
   const whole = await realpath(file).catch(() => undefined)
-  if (whole !== undefined) {
-    // At once, before the lock: reading a FIFO would wait forever, and a folder cannot be replaced.
-    const kind = await stat(whole).then(notAFile, () => undefined)
-    if (kind !== undefined) {
-      throw new StateFileError(
-        `--state-file ${file} is ${kind}, not a regular file: give the path of a file (made when missing)`,
-      )
-    }
-    return whole
+  // At once, before the lock: reading a FIFO would wait forever, and a folder cannot be replaced.
+  // Asked of the path itself too: /dev/stdin leads to a pipe that has no real path.
+  const kind = await stat(whole ?? file).then(notAFile, () => undefined)
+  if (kind !== undefined) {
+    throw new StateFileError(
+      `--state-file ${file} is ${kind}, not a regular file: give the path of a file (made when missing)`,
+    )
   }
+  if (whole !== undefined) return whole
   // Not there yet: its folder's real path, when the folder exists.
   const folder = await realpath(dirname(file)).catch(() => dirname(resolve(file)))
   return join(folder, basename(file))

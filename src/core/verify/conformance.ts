@@ -57,6 +57,8 @@ export interface PlainAnswer {
    * a list is checked from, an item at a time.
    */
   readonly bytes?: Uint8Array
+  /** Header names (lower case) that came more than once: their values are joined in `headers`. */
+  readonly repeated?: readonly string[]
 }
 
 /** Whether a Content-Type is JSON: `application/json`, with parameters or not. */
@@ -80,14 +82,15 @@ export function violationCount(violations: Violations): string {
   return `${violations.problems.length}${violations.more ? '+' : ''}`
 }
 
-/** The violations with one more problem, within the same bound. */
-export function withProblem(
+/** The violations with problems found before them first (a relay's own), within the same bound. */
+export function after(
+  first: readonly string[],
   violations: Violations,
-  problem: string,
   max: number = LIMITS.contractProblems.value,
 ): Violations {
-  if (violations.problems.length >= max) return { problems: violations.problems, more: true }
-  return { problems: [...violations.problems, problem], more: violations.more }
+  if (first.length === 0) return violations
+  const problems = [...first, ...violations.problems]
+  return { problems: problems.slice(0, max), more: violations.more || problems.length > max }
 }
 
 /** An answer that keeps the document. */
