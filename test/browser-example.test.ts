@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { build } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { needs } from './support/programs.js'
 import { launchChromium } from './support/chromium.js'
 
 const root = fileURLToPath(new URL('../examples/browser', import.meta.url))
@@ -25,7 +26,7 @@ const expectedMsw =
 const LIVE = { timeout: 10_000, interval: 50 }
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
 
-describe('the browser example (setupWorker) in headless Chromium', () => {
+describe.skipIf(!needs('chromium'))('the browser example (setupWorker) in headless Chromium', () => {
   let server: Server
   let url: string
   let browser: Browser

@@ -17,7 +17,7 @@ import {
 } from '../src/index.js'
 import { startServer } from '../src/server.js'
 import { expectConforms } from './support/openapi-check.js'
-import { RUN_SOURCE, spawnNode } from './support/spawn-cli.js'
+import { spawnNode } from './support/spawn-cli.js'
 
 const KEY = 'petstore-sandbox-key'
 const { version: VERSION } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -852,7 +852,7 @@ describe('in-process options', () => {
   it("a pending delay keeps a closed server's process alive only until the shutdown bound cuts it", async () => {
     // A 60 s delay against a 100 ms shutdown bound: were the delay not cut, the test would time out.
     const script = `
-      const { startServer } = await import(${JSON.stringify(new URL('../src/server.ts', import.meta.url).href)})
+      const { startServer } = await import(${JSON.stringify(new URL('../dist/src/server.js', import.meta.url).href)})
       const server = await startServer({ port: 0, shutdownTimeoutMs: 100 })
       const answer = fetch(server.apiUrl + '/pets', { headers: { Authorization: 'Bearer ${KEY}', Prefer: 'delay=60000' } })
         .then((response) => 'answered ' + response.status, (error) => 'cut: ' + error.message)
@@ -862,7 +862,7 @@ describe('in-process options', () => {
       await server.close()
       console.log(await answer)
     `
-    const child = spawnNode(['--import', RUN_SOURCE, '--input-type=module', '-e', script])
+    const child = spawnNode(['--input-type=module', '-e', script])
     expect(await child.exited, child.stderr()).toBe(0)
     expect(child.stdout()).toMatch(/^in flight 1\ncut: /)
   })
@@ -870,7 +870,7 @@ describe('in-process options', () => {
   it('a delayed answer arrives in a plain Node script, with no test runner keeping it alive', async () => {
     const script = `
       const { setupServer } = await import('msw/node')
-      const { createSandbox } = await import(${JSON.stringify(new URL('../src/index.ts', import.meta.url).href)})
+      const { createSandbox } = await import(${JSON.stringify(new URL('../dist/src/index.js', import.meta.url).href)})
       const sandbox = createSandbox({ delay: 300 })
       const server = setupServer(...sandbox.handlers)
       server.listen()
@@ -880,11 +880,7 @@ describe('in-process options', () => {
       console.log(response.status, (await response.json()).id)
       server.close()
     `
-    const child = spawnNode(
-      ['--import', RUN_SOURCE, '--input-type=module', '-e', script],
-      {},
-      fileURLToPath(new URL('..', import.meta.url)),
-    )
+    const child = spawnNode(['--input-type=module', '-e', script], {}, fileURLToPath(new URL('..', import.meta.url)))
     expect(await child.exited, child.stderr()).toBe(0)
     expect(child.stdout()).toBe('200 1\n')
   })

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { needs } from './support/programs.js'
 import { startServer, type RunningServer } from '../src/server.js'
 import { launchChromium } from './support/chromium.js'
 
@@ -129,7 +130,7 @@ function stopSite(server: Server | undefined): Promise<void> {
 
 const portOf = (origin: string): string => new URL(origin).port
 
-describe('pages from other sites against the sandbox in headless Chromium', () => {
+describe.skipIf(!needs('chromium'))('pages from other sites against the sandbox in headless Chromium', () => {
   let browser: Browser
   let server: RunningServer
   /** The sandbox's request log: `METHOD target status ms`, preflights included. */

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { launchChromium } from './support/chromium.js'
+import { needs } from './support/programs.js'
+import { closeSharedChromium, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -93,17 +94,19 @@ async function openDashboard(browser: Browser, server: RunningServer): Promise<P
   return page
 }
 
-describe('checkpoints in the dashboard', () => {
+// One browser for the file's describes (support/chromium.ts).
+afterAll(closeSharedChromium)
+
+describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
   let server: RunningServer
   let browser: Browser
   let page: Page | undefined
 
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startServer({ port: 0 }), launchChromium()])
+    ;[server, browser] = await Promise.all([startServer({ port: 0 }), sharedChromium()])
   }, 60_000)
 
   afterAll(async () => {
-    await browser.close()
     await server.close()
   })
 
@@ -257,7 +260,7 @@ describe('checkpoints in the dashboard', () => {
   })
 })
 
-describe('checkpoints in the dashboard under --isolate', () => {
+describe.skipIf(!needs('chromium'))('checkpoints in the dashboard under --isolate', () => {
   const WORKER = 'worker-secret-7'
   let server: RunningServer
   let browser: Browser
@@ -266,12 +269,11 @@ describe('checkpoints in the dashboard under --isolate', () => {
   beforeAll(async () => {
     // Isolated mode warns on start that any key is accepted.
     vi.spyOn(console, 'warn').mockImplementation(() => undefined)
-    ;[server, browser] = await Promise.all([startServer({ port: 0, isolate: true }), launchChromium()])
+    ;[server, browser] = await Promise.all([startServer({ port: 0, isolate: true }), sharedChromium()])
   }, 60_000)
 
   afterAll(async () => {
     await page?.context().close()
-    await browser.close()
     await server.close()
     vi.restoreAllMocks()
   })

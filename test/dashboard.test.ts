@@ -11,7 +11,8 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { launchChromium } from './support/chromium.js'
+import { needs } from './support/programs.js'
+import { closeSharedChromium, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -43,37 +44,58 @@ function createPet(server: RunningServer, pet: object, key = KEY): Promise<Respo
   })
 }
 
-/** Browser contexts whose pages may load from `origin` only; every URL they request is kept. */
+/**
+ * The dashboard in one browser context per describe, whose page may load from `origin` only:
+ * every URL it requests is kept, and every breach of the page's Content-Security-Policy. Each
+ * test gets the page freshly loaded (a new document: nothing of the last test's page is left but
+ * the context's storage), light theme; a new context and page cost about 1.8 s of CPU, a reload
+ * about 0.8 (Chromium 156 on this 2-core machine).
+ */
 class Contexts {
-  private readonly open: { context: BrowserContext; origin: string; stray: string[]; refused: string[] }[] = []
+  private context: BrowserContext | undefined
+  private current: Page | undefined
+  private readonly stray: string[] = []
 
   constructor(private readonly browser: () => Browser) {}
 
   async page(origin: string): Promise<Page> {
-    const context = await this.browser().newContext({ viewport: VIEWPORT, colorScheme: 'light' })
-    const entry = { context, origin, stray: [] as string[], refused: [] as string[] }
-    context.on('request', (request) => {
-      const url = request.url()
-      // data: URLs (the page's empty favicon) load nothing from anywhere.
-      if (!url.startsWith('data:') && new URL(url).origin !== origin) entry.stray.push(url)
-    })
-    this.open.push(entry)
-    const page = await context.newPage()
-    // The page's Content-Security-Policy allows its own files only: anything it refuses is a bug.
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) entry.refused.push(message.text())
-    })
-    await page.goto(`${origin}/__sandbox/`)
-    await expect.poll(() => page.locator('#pets-body tr').count(), LIVE).toBeGreaterThan(0)
-    return page
+    if (this.context === undefined) {
+      const context = await this.browser().newContext({ viewport: VIEWPORT, colorScheme: 'light' })
+      context.on('request', (request) => {
+        const url = request.url()
+        // data: URLs (the page's empty favicon) load nothing from anywhere.
+        if (!url.startsWith('data:') && new URL(url).origin !== origin) this.stray.push(url)
+      })
+      // The page's Content-Security-Policy allows its own files only: anything it refuses (a
+      // script, a style, an eval some library tries) is a bug. Each violation is kept on the page.
+      await context.addInitScript(() => {
+        const seen: string[] = []
+        Object.defineProperty(window, 'policyViolations', { value: seen })
+        document.addEventListener('securitypolicyviolation', (event) => {
+          seen.push(`${event.violatedDirective} ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}`)
+        })
+      })
+      this.context = context
+    }
+    this.current ??= await this.context.newPage()
+    await this.current.emulateMedia({ colorScheme: 'light' })
+    await this.current.goto(`${origin}/__sandbox/`)
+    await expect.poll(() => this.current?.locator('#pets-body tr').count(), LIVE).toBeGreaterThan(0)
+    return this.current
   }
 
-  /** Closes every context, then asserts that none of them requested anything from another origin, or broke the page's policy. */
-  async closeAll(): Promise<void> {
-    const closed = this.open.splice(0)
-    for (const { context } of closed) await context.close()
-    expect(closed.flatMap(({ stray }) => stray)).toEqual([])
-    expect(closed.flatMap(({ refused }) => refused)).toEqual([])
+  /** After each test: the page asked nothing of another origin, and broke none of its policy. */
+  async check(): Promise<void> {
+    const refused =
+      (await this.current?.evaluate(() => (window as unknown as { policyViolations: string[] }).policyViolations)) ?? []
+    expect(this.stray.splice(0)).toEqual([])
+    expect(refused).toEqual([])
+  }
+
+  async close(): Promise<void> {
+    await this.context?.close()
+    this.context = undefined
+    this.current = undefined
   }
 }
 
@@ -107,25 +129,28 @@ const summary = (violations: AxeViolation[]) =>
     ({ id, impact, help, nodes }) => `${impact ?? '?'} ${id}: ${help} at ${JSON.stringify(nodes.map((n) => n.target))}`,
   )
 
-describe('the dashboard in headless Chromium, against the bundled seed', () => {
+// One browser for the file's describes (support/chromium.ts).
+afterAll(closeSharedChromium)
+
+describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against the bundled seed', () => {
   let server: RunningServer
   let browser: Browser
   const contexts = new Contexts(() => browser)
 
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startServer({ port: 0 }), launchChromium()])
+    ;[server, browser] = await Promise.all([startServer({ port: 0 }), sharedChromium()])
     mkdirSync(SCREENSHOTS, { recursive: true })
   }, 60_000)
 
   afterAll(async () => {
-    await browser.close()
     await server.close()
   })
 
   beforeEach(() => server.sandbox.reset())
 
   // Every test ends here: no context may have loaded anything from another origin.
-  afterEach(() => contexts.closeAll())
+  afterEach(() => contexts.check())
+  afterAll(() => contexts.close())
 
   it('shows the 32 pets of the seed in id order, and the health of the sandbox', async () => {
     const page = await contexts.page(server.url)
@@ -308,7 +333,7 @@ describe('the dashboard in headless Chromium, against the bundled seed', () => {
   })
 })
 
-describe('the dashboard over 100,000 generated pets', () => {
+describe.skipIf(!needs('chromium'))('the dashboard over 100,000 generated pets', () => {
   let server: RunningServer
   let browser: Browser
   const contexts = new Contexts(() => browser)
@@ -316,16 +341,16 @@ describe('the dashboard over 100,000 generated pets', () => {
   beforeAll(async () => {
     ;[server, browser] = await Promise.all([
       startServer({ port: 0, generate: 100_000, randomSeed: 1 }),
-      launchChromium(),
+      sharedChromium(),
     ])
   }, 60_000)
 
   afterAll(async () => {
-    await browser.close()
     await server.close()
   })
 
-  afterEach(() => contexts.closeAll())
+  afterEach(() => contexts.check())
+  afterAll(() => contexts.close())
 
   it('pages through them 50 at a time, to the last page, and filters them by status', async () => {
     const page = await contexts.page(server.url)
@@ -369,7 +394,7 @@ describe('the dashboard over 100,000 generated pets', () => {
   })
 })
 
-describe('the dashboard in isolated mode', () => {
+describe.skipIf(!needs('chromium'))('the dashboard in isolated mode', () => {
   let server: RunningServer
   let browser: Browser
   const contexts = new Contexts(() => browser)
@@ -377,16 +402,16 @@ describe('the dashboard in isolated mode', () => {
   beforeAll(async () => {
     // Isolated mode warns on start that any key is accepted.
     vi.spyOn(console, 'warn').mockImplementation(() => undefined)
-    ;[server, browser] = await Promise.all([startServer({ port: 0, isolate: true }), launchChromium()])
+    ;[server, browser] = await Promise.all([startServer({ port: 0, isolate: true }), sharedChromium()])
   }, 60_000)
 
   afterAll(async () => {
-    await browser.close()
     await server.close()
     vi.restoreAllMocks()
   })
 
-  afterEach(() => contexts.closeAll())
+  afterEach(() => contexts.check())
+  afterAll(() => contexts.close())
 
   it('lists the tenants of two keys, and shows one tenant’s data at a time, each beside its colour', async () => {
     const WORKER = 'worker-secret-7'
@@ -438,125 +463,127 @@ describe('the dashboard in isolated mode', () => {
   })
 })
 
-describe('the dashboard from another machine (trustProxy, a client named in X-Forwarded-For)', () => {
-  const ELSEWHERE = { 'X-Forwarded-For': '203.0.113.7' }
-  let server: RunningServer
-  let browser: Browser
-  const open: BrowserContext[] = []
+describe.skipIf(!needs('chromium'))(
+  'the dashboard from another machine (trustProxy, a client named in X-Forwarded-For)',
+  () => {
+    const ELSEWHERE = { 'X-Forwarded-For': '203.0.113.7' }
+    let server: RunningServer
+    let browser: Browser
+    const open: BrowserContext[] = []
 
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startServer({ port: 0, trustProxy: true }), launchChromium()])
-  }, 60_000)
+    beforeAll(async () => {
+      ;[server, browser] = await Promise.all([startServer({ port: 0, trustProxy: true }), sharedChromium()])
+    }, 60_000)
 
-  afterAll(async () => {
-    await browser.close()
-    await server.close()
-  })
-
-  afterEach(async () => {
-    for (const context of open.splice(0)) await context.close()
-  })
-
-  /** What the sandbox answers another machine that sends `authorization`: its status and message. */
-  async function refusal(authorization?: string): Promise<{ status: number; message: string }> {
-    const headers = { ...ELSEWHERE, ...(authorization !== undefined && { Authorization: authorization }) }
-    const response = await fetch(`${server.url}/__sandbox/health`, { headers })
-    return { status: response.status, message: ((await response.json()) as { message: string }).message }
-  }
-
-  it('asks for the key, shows the sandbox’s refusal of a wrong one, then works with the right one alone', async () => {
-    // The rule the page meets: its admin routes want a key from another machine.
-    expect((await refusal()).status).toBe(401)
-    const wrong = await refusal('Bearer not-the-key')
-    expect(wrong.status).toBe(401)
-    expect((await refusal(`Bearer ${KEY}`)).status).toBe(200)
-
-    const context = await browser.newContext({
-      viewport: VIEWPORT,
-      colorScheme: 'light',
-      extraHTTPHeaders: ELSEWHERE,
+    afterAll(async () => {
+      await server.close()
     })
-    open.push(context)
-    const urls: string[] = []
-    const streams: { type: string; authorization: string | undefined }[] = []
-    const creates: (string | undefined)[] = []
-    context.on('request', (request) => {
-      const url = new URL(request.url())
-      urls.push(request.url())
-      const authorization = request.headers().authorization
-      if (url.pathname === '/__sandbox/events') streams.push({ type: request.resourceType(), authorization })
-      if (url.pathname === '/v1/pets' && request.method() === 'POST') creates.push(authorization)
+
+    afterEach(async () => {
+      for (const context of open.splice(0)) await context.close()
     })
-    const page = await context.newPage()
-    await page.goto(`${server.url}/__sandbox/`)
 
-    // The page came without the key, and asks for it before anything else.
-    expect(await page.locator('#dashboard').getAttribute('data-api-key')).toBe('')
-    const form = page.getByRole('form', { name: 'API key' })
-    await expect.poll(() => form.isVisible(), LIVE).toBe(true)
-    expect(await form.innerText()).toContain('This sandbox is reachable from other machines; enter its API key')
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id), LIVE).toBe('key-input')
-    expect(await page.locator('#pets-body tr').count()).toBe(0)
+    /** What the sandbox answers another machine that sends `authorization`: its status and message. */
+    async function refusal(authorization?: string): Promise<{ status: number; message: string }> {
+      const headers = { ...ELSEWHERE, ...(authorization !== undefined && { Authorization: authorization }) }
+      const response = await fetch(`${server.url}/__sandbox/health`, { headers })
+      return { status: response.status, message: ((await response.json()) as { message: string }).message }
+    }
 
-    const input = form.getByLabel('API key', { exact: true })
-    await input.fill('not-the-key')
-    await form.getByRole('button', { name: 'Use this key' }).click()
-    await expect.poll(() => page.locator('#key-error').innerText(), LIVE).toBe(wrong.message)
-    expect(await page.locator('#key-error').getAttribute('role')).toBe('alert')
-    expect(await form.isVisible()).toBe(true)
-    expect(summary(await axeViolations(page))).toEqual([])
+    it('asks for the key, shows the sandbox’s refusal of a wrong one, then works with the right one alone', async () => {
+      // The rule the page meets: its admin routes want a key from another machine.
+      expect((await refusal()).status).toBe(401)
+      const wrong = await refusal('Bearer not-the-key')
+      expect(wrong.status).toBe(401)
+      expect((await refusal(`Bearer ${KEY}`)).status).toBe(200)
 
-    await input.fill(KEY)
-    await form.getByRole('button', { name: 'Use this key' }).click()
-    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
-    expect(await form.isHidden()).toBe(true)
-    await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
-    await expect.poll(() => page.locator('#health-version').innerText(), LIVE).not.toBe('…')
+      const context = await browser.newContext({
+        viewport: VIEWPORT,
+        colorScheme: 'light',
+        extraHTTPHeaders: ELSEWHERE,
+      })
+      open.push(context)
+      const urls: string[] = []
+      const streams: { type: string; authorization: string | undefined }[] = []
+      const creates: (string | undefined)[] = []
+      context.on('request', (request) => {
+        const url = new URL(request.url())
+        urls.push(request.url())
+        const authorization = request.headers().authorization
+        if (url.pathname === '/__sandbox/events') streams.push({ type: request.resourceType(), authorization })
+        if (url.pathname === '/v1/pets' && request.method() === 'POST') creates.push(authorization)
+      })
+      const page = await context.newPage()
+      await page.goto(`${server.url}/__sandbox/`)
 
-    // A request made outside the page arrives live, through the event stream that fetch reads.
-    expect((await createPet(server, { name: 'Seen from afar', categoryId: 2 })).status).toBe(201)
-    await expect
-      .poll(() => page.locator('#journal button').first().textContent(), LIVE)
-      .toMatch(/POST \/v1\/pets 201 Created .* createPet/)
-    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
-    expect(streams.length).toBeGreaterThan(0)
-    expect(streams).toEqual(streams.map(() => ({ type: 'fetch', authorization: `Bearer ${KEY}` })))
+      // The page came without the key, and asks for it before anything else.
+      expect(await page.locator('#dashboard').getAttribute('data-api-key')).toBe('')
+      const form = page.getByRole('form', { name: 'API key' })
+      await expect.poll(() => form.isVisible(), LIVE).toBe(true)
+      expect(await form.innerText()).toContain('This sandbox is reachable from other machines; enter its API key')
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id), LIVE).toBe('key-input')
+      expect(await page.locator('#pets-body tr').count()).toBe(0)
 
-    // The create form sends the key entered.
-    await page.getByLabel('Name').fill('Made far away')
-    await page.getByLabel('Category id').fill('1')
-    await page.getByRole('button', { name: 'Create pet' }).click()
-    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–34 of 34 pets')
-    expect(creates).toEqual([`Bearer ${KEY}`])
-    expect(await server.sandbox.pets.count()).toBe(34)
+      const input = form.getByLabel('API key', { exact: true })
+      await input.fill('not-the-key')
+      await form.getByRole('button', { name: 'Use this key' }).click()
+      await expect.poll(() => page.locator('#key-error').innerText(), LIVE).toBe(wrong.message)
+      expect(await page.locator('#key-error').getAttribute('role')).toBe('alert')
+      expect(await form.isVisible()).toBe(true)
+      expect(summary(await axeViolations(page))).toEqual([])
 
-    // A reset from the page.
-    await page.getByRole('button', { name: 'Reset data' }).click()
-    await page.getByRole('button', { name: 'Confirm reset' }).click()
-    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
-    await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('The data is reset.')
-    expect(await server.sandbox.pets.count()).toBe(32)
-    expect(await page.locator('#reset-error').innerText()).toBe('')
+      await input.fill(KEY)
+      await form.getByRole('button', { name: 'Use this key' }).click()
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+      expect(await form.isHidden()).toBe(true)
+      await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
+      await expect.poll(() => page.locator('#health-version').innerText(), LIVE).not.toBe('…')
 
-    // A reload in the same tab keeps the key.
-    await page.reload()
-    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
-    expect(await form.isHidden()).toBe(true)
+      // A request made outside the page arrives live, through the event stream that fetch reads.
+      expect((await createPet(server, { name: 'Seen from afar', categoryId: 2 })).status).toBe(201)
+      await expect
+        .poll(() => page.locator('#journal button').first().textContent(), LIVE)
+        .toMatch(/POST \/v1\/pets 201 Created .* createPet/)
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+      expect(streams.length).toBeGreaterThan(0)
+      expect(streams).toEqual(streams.map(() => ({ type: 'fetch', authorization: `Bearer ${KEY}` })))
 
-    // A key the sandbox no longer takes is asked for again, with its message.
-    await page.evaluate(() => {
-      sessionStorage.setItem('petstore-sandbox.admin-key', 'a-key-since-removed')
+      // The create form sends the key entered.
+      await page.getByLabel('Name').fill('Made far away')
+      await page.getByLabel('Category id').fill('1')
+      await page.getByRole('button', { name: 'Create pet' }).click()
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–34 of 34 pets')
+      expect(creates).toEqual([`Bearer ${KEY}`])
+      expect(await server.sandbox.pets.count()).toBe(34)
+
+      // A reset from the page.
+      await page.getByRole('button', { name: 'Reset data' }).click()
+      await page.getByRole('button', { name: 'Confirm reset' }).click()
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+      await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('The data is reset.')
+      expect(await server.sandbox.pets.count()).toBe(32)
+      expect(await page.locator('#reset-error').innerText()).toBe('')
+
+      // A reload in the same tab keeps the key.
+      await page.reload()
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+      expect(await form.isHidden()).toBe(true)
+
+      // A key the sandbox no longer takes is asked for again, with its message.
+      await page.evaluate(() => {
+        sessionStorage.setItem('petstore-sandbox.admin-key', 'a-key-since-removed')
+      })
+      await page.reload()
+      await expect.poll(() => form.isVisible(), LIVE).toBe(true)
+      expect(await page.locator('#key-error').innerText()).toBe(wrong.message)
+      await input.fill(KEY)
+      await form.getByRole('button', { name: 'Use this key' }).click()
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+      expect(await form.isHidden()).toBe(true)
+
+      // Never in a URL; and nothing from another origin.
+      expect(urls.filter((url) => url.includes(KEY))).toEqual([])
+      expect(urls.filter((url) => !url.startsWith('data:') && new URL(url).origin !== server.url)).toEqual([])
     })
-    await page.reload()
-    await expect.poll(() => form.isVisible(), LIVE).toBe(true)
-    expect(await page.locator('#key-error').innerText()).toBe(wrong.message)
-    await input.fill(KEY)
-    await form.getByRole('button', { name: 'Use this key' }).click()
-    await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
-    expect(await form.isHidden()).toBe(true)
-
-    // Never in a URL; and nothing from another origin.
-    expect(urls.filter((url) => url.includes(KEY))).toEqual([])
-    expect(urls.filter((url) => !url.startsWith('data:') && new URL(url).origin !== server.url)).toEqual([])
-  })
-})
+  },
+)

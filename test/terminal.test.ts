@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { networkInterfaces } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { RUN_SOURCE, spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
+import { needs } from './support/programs.js'
+import { BIN, spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const KEY = 'petstore-sandbox-key'
 const ESC = '\u001b['
@@ -43,9 +43,8 @@ const lanAddresses = () =>
 
 /** The command in a pseudo-terminal: `script` gives it a TTY for stdout, as a person's shell does. */
 function startInTerminal(args: string[], env: Record<string, string> = {}): Cli {
-  const cli = fileURLToPath(new URL('./support/cli-from-source.ts', import.meta.url))
   const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
-  const command = [process.execPath, '--import', RUN_SOURCE, cli, ...args].map(quote).join(' ')
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ')
   // A person's shell: no colour settings of the test runner's own (vitest sets FORCE_COLOR), and
   // no CI variable (Node gives a terminal under CI=true two colours: hasColors() is false).
   const inherited = Object.fromEntries(
@@ -133,7 +132,7 @@ describe('listening beyond loopback', () => {
   })
 })
 
-describe('colours', () => {
+describe.skipIf(!needs('script'))('colours', () => {
   it('colours the banner and the log on a terminal, the status by its class', async () => {
     const cli = startInTerminal(['--port', '0'])
     const [, url = ''] = await waitFor(cli, ansi('listening on ~\\[36m(http://\\S+)/v1~\\[39m'))

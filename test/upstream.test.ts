@@ -17,6 +17,7 @@ import type { Browser } from 'playwright-core'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { needs } from './support/programs.js'
 import { createSandboxClient, SandboxClientError, type JournalEntry } from '../src/client.js'
 import type { Pet } from '../src/index.js'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server.js'
@@ -434,72 +435,77 @@ describe('an upstream that drifts from the contract', () => {
     expect(lines.join('\n')).not.toContain('/api/v1')
   })
 
-  it('shows forwarded requests and their violations in the dashboard, and switches operations there', async () => {
-    browser = await launchChromium()
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' })
-    const page = await context.newPage()
-    await page.goto(`${b.url}/__sandbox/`)
+  it.skipIf(!needs('chromium'))(
+    'shows forwarded requests and their violations in the dashboard, and switches operations there',
+    async () => {
+      browser = await launchChromium()
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' })
+      const page = await context.newPage()
+      await page.goto(`${b.url}/__sandbox/`)
 
-    // The rows of the test above, and their violations, once the journal is read.
-    const rows = page.locator('#journal button')
-    await expect.poll(() => rows.count(), LIVE).toBe(3)
-    const getRow = rows.filter({ hasText: 'getPet' })
-    expect(await getRow.innerText()).toMatch(/418 I'm a Teapot[\s\S]*→ upstream[\s\S]*2 contract violations/)
-    expect(await getRow.locator('.violations').getAttribute('title')).toMatch(/418[\s\S]*text\/plain/)
-    await getRow.click()
-    const details = page.locator('#request-details')
-    expect(await details.innerText()).toContain('the upstream, breaking the contract 2 ways')
-    expect(await details.locator('.violation-list li').allInnerTexts()).toEqual(
-      (await journal(b)).find((entry) => entry.operation === 'getPet')?.violations,
-    )
+      // The rows of the test above, and their violations, once the journal is read.
+      const rows = page.locator('#journal button')
+      await expect.poll(() => rows.count(), LIVE).toBe(3)
+      const getRow = rows.filter({ hasText: 'getPet' })
+      expect(await getRow.innerText()).toMatch(/418 I'm a Teapot[\s\S]*→ upstream[\s\S]*2 contract violations/)
+      expect(await getRow.locator('.violations').getAttribute('title')).toMatch(/418[\s\S]*text\/plain/)
+      await getRow.click()
+      const details = page.locator('#request-details')
+      expect(await details.innerText()).toContain('the upstream, breaking the contract 2 ways')
+      expect(await details.locator('.violation-list li').allInnerTexts()).toEqual(
+        (await journal(b)).find((entry) => entry.operation === 'getPet')?.violations,
+      )
 
-    // A request made now arrives live.
-    expect((await fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY) })).status).toBe(200)
-    await expect.poll(() => rows.count(), LIVE).toBe(4)
-    expect(await rows.first().innerText()).toMatch(/GET\s+\/v1\/pets[\s\S]*→ upstream[\s\S]*2 contract violations/)
+      // A request made now arrives live.
+      expect((await fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY) })).status).toBe(200)
+      await expect.poll(() => rows.count(), LIVE).toBe(4)
+      expect(await rows.first().innerText()).toMatch(/GET\s+\/v1\/pets[\s\S]*→ upstream[\s\S]*2 contract violations/)
 
-    // The Traffic panel says it too: how many went upstream, how many broke the contract, and the
-    // latest violations, newest first (the live listPets's two, then createPet's).
-    const traffic = page.locator('#traffic-panel')
-    await expect
-      .poll(() => traffic.locator('#forwarded-summary').innerText(), LIVE)
-      .toBe('Forwarded to the upstream: 4 requests, 4 with contract violations.')
-    const shown = await traffic.locator('#forwarded-violations li').allInnerTexts()
-    const newestFirst = (await journal(b)).toSorted((x, y) => y.id - x.id)
-    expect(shown).toEqual(
-      newestFirst
-        .flatMap((entry) => entry.violations.map((violation) => `${entry.operation} ${entry.status}: ${violation}`))
-        .slice(0, 5),
-    )
-    expect(shown[0]).toMatch(/^listPets 200: /)
-    expect(await traffic.innerText()).toContain('createPet 400: ')
+      // The Traffic panel says it too: how many went upstream, how many broke the contract, and the
+      // latest violations, newest first (the live listPets's two, then createPet's).
+      const traffic = page.locator('#traffic-panel')
+      await expect
+        .poll(() => traffic.locator('#forwarded-summary').innerText(), LIVE)
+        .toBe('Forwarded to the upstream: 4 requests, 4 with contract violations.')
+      const shown = await traffic.locator('#forwarded-violations li').allInnerTexts()
+      const newestFirst = (await journal(b)).toSorted((x, y) => y.id - x.id)
+      expect(shown).toEqual(
+        newestFirst
+          .flatMap((entry) => entry.violations.map((violation) => `${entry.operation} ${entry.status}: ${violation}`))
+          .slice(0, 5),
+      )
+      expect(shown[0]).toMatch(/^listPets 200: /)
+      expect(await traffic.innerText()).toContain('createPet 400: ')
 
-    // One box per operation, each as the server has it; unchecking one asks the server.
-    const forwarding = page.getByRole('group', { name: 'Sent to the upstream' })
-    await expect.poll(() => forwarding.isVisible(), LIVE).toBe(true)
-    expect(await page.locator('#forwarding-upstream').innerText()).toBe(drifted.url)
-    const getPet = forwarding.getByLabel('getPet')
-    await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
-    await getPet.uncheck()
-    await expect
-      .poll(async () => (await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward, LIVE)
-      .toEqual(['listPets', 'createPet'])
-    await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('getPet is answered by the sandbox again.')
-    // Switched elsewhere: the page follows health.
-    await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
-    await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
+      // One box per operation, each as the server has it; unchecking one asks the server.
+      const forwarding = page.getByRole('group', { name: 'Sent to the upstream' })
+      await expect.poll(() => forwarding.isVisible(), LIVE).toBe(true)
+      expect(await page.locator('#forwarding-upstream').innerText()).toBe(drifted.url)
+      const getPet = forwarding.getByLabel('getPet')
+      await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
+      await getPet.uncheck()
+      await expect
+        .poll(async () => (await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward, LIVE)
+        .toEqual(['listPets', 'createPet'])
+      await expect
+        .poll(() => page.locator('#status').innerText(), LIVE)
+        .toBe('getPet is answered by the sandbox again.')
+      // Switched elsewhere: the page follows health.
+      await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
+      await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
 
-    await page.evaluate(AXE)
-    const violations = await page.evaluate(async () => {
-      const { axe } = window as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact?: string | null }[] }> }
-      }
-      return (await axe.run()).violations
-    })
-    expect(violations.filter((found) => found.impact === 'serious' || found.impact === 'critical')).toEqual([])
-    expect(await page.content()).not.toContain('/api/v1')
-    await context.close()
-  })
+      await page.evaluate(AXE)
+      const violations = await page.evaluate(async () => {
+        const { axe } = window as unknown as {
+          axe: { run(): Promise<{ violations: { id: string; impact?: string | null }[] }> }
+        }
+        return (await axe.run()).violations
+      })
+      expect(violations.filter((found) => found.impact === 'serious' || found.impact === 'critical')).toEqual([])
+      expect(await page.content()).not.toContain('/api/v1')
+      await context.close()
+    },
+  )
 })
 
 describe('scenarios and delays in front of the upstream', () => {

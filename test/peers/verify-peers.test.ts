@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { JsonReport } from '../src/core/verify/report.js'
-import { spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
+import type { JsonReport } from '../../src/core/verify/report.js'
+import { spawnNode, waitFor, type Cli } from '../support/spawn-cli.js'
 
 type Report = JsonReport
 type ReportCase = JsonReport['cases'][number]
@@ -28,11 +28,11 @@ interface VerifyRun {
   stderr: string
 }
 
-const BIN = fileURLToPath(new URL('../bin/petstore-sandbox.js', import.meta.url))
-const OPENAPI = fileURLToPath(new URL('../openapi.json', import.meta.url))
-const FIXTURES = fileURLToPath(new URL('../fixtures/pets.json', import.meta.url))
-const INSTALLER = new URL('../scripts/install-on-demand.mjs', import.meta.url).href
-const BENCH_SERVERS = new URL('../bench/servers.mjs', import.meta.url).href
+const BIN = fileURLToPath(new URL('../../bin/petstore-sandbox.js', import.meta.url))
+const OPENAPI = fileURLToPath(new URL('../../openapi.json', import.meta.url))
+const FIXTURES = fileURLToPath(new URL('../../fixtures/pets.json', import.meta.url))
+const INSTALLER = new URL('../../scripts/install-on-demand.mjs', import.meta.url).href
+const BENCH_SERVERS = new URL('../../bench/servers.mjs', import.meta.url).href
 
 /** The latest Prism 5. It declares Node >= 24.18 but runs on 20: only its npm install warns, and quietly. */
 const PRISM_VERSION = '5.16.0'

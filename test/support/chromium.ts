@@ -1,22 +1,33 @@
-import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 // Shared with bench/dashboard.mjs, which is plain JavaScript and cannot import this file.
 import FLAGS from './chromium-flags.json' with { type: 'json' }
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+import { CHROMIUM_PATH } from './programs.js'
 
 /**
  * Debian's chromium, driven by playwright-core: never a downloaded browser. The flags keep it
- * from reaching for the network, which this machine does not have.
+ * from reaching for the network, which this machine does not have. Whether it runs at all is the
+ * global setup's to find out (a test file asks `needs('chromium')`).
  */
 export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `No Chromium at ${CHROMIUM}: run "apt-get install -y chromium" (as .ci/run does) or set CHROMIUM_PATH`,
-    )
-  }
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     args: [...FLAGS, ...extraArgs],
   })
+}
+
+let shared: Promise<Browser> | undefined
+
+/**
+ * One Chromium for a whole test file, launched on first use: a launch costs about a second of
+ * CPU, and a file's describes each open contexts of their own in it anyway. The file closes it
+ * with `afterAll(closeSharedChromium)`.
+ */
+export function sharedChromium(): Promise<Browser> {
+  return (shared ??= launchChromium())
+}
+
+export async function closeSharedChromium(): Promise<void> {
+  const browser = shared
+  shared = undefined
+  await (await browser)?.close()
 }
