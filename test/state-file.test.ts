@@ -22,7 +22,8 @@ import { createServer as createNetServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { startSaver, type StateFileLock } from '../src/node/state-file.js'
 import { spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
 
 const BIN = fileURLToPath(new URL('../bin/petstore-sandbox.js', import.meta.url))
@@ -424,5 +425,65 @@ describe('--state-file', () => {
     // Logged once, not once per retry.
     expect(running.cli.stderr().match(/cannot save/g)).toHaveLength(1)
     expect(running.cli.stderr()).toContain(`saved ${file} again`)
+  })
+})
+
+describe('the saver', () => {
+  it('saves one at a time, whoever asks: a tick during saveNow waits, and the file ends with the newest state', async () => {
+    const file = join(folder(), 'state.json')
+    let revision = 0
+    // Each save first asks the lock, and waits here until the test lets it go on.
+    const waiting: (() => void)[] = []
+    let asking = 0
+    let most = 0
+    const lock: StateFileLock = {
+      holds: async () => {
+        most = Math.max(most, ++asking)
+        await new Promise<void>((resolve) => waiting.push(resolve))
+        asking--
+        return true
+      },
+      release: () => undefined,
+    }
+    // A change lands while the first save writes: the file then holds revision 1, and 2 is pending.
+    let changeWhileWriting = true
+    async function* chunks() {
+      yield JSON.stringify({ revision })
+      if (changeWhileWriting) revision++
+      changeWhileWriting = false
+    }
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    try {
+      const saver = startSaver({
+        file,
+        lock,
+        intervalMs: 5,
+        revision: () => revision,
+        chunks,
+        saved: 0,
+        log: () => undefined,
+      })
+      revision = 1
+      vi.advanceTimersByTime(5)
+      expect(waiting).toHaveLength(1)
+      const now = saver.saveNow()
+      waiting[0]?.()
+      // A's write is real I/O: wait for the next save to ask the lock (setTimeout is not faked).
+      while (waiting.length < 2) await new Promise((resolve) => setTimeout(resolve, 1))
+      // A tick while saveNow's own save runs: it must not start a third beside it.
+      vi.advanceTimersByTime(5)
+      expect(most).toBe(1)
+      expect(waiting).toHaveLength(2)
+      waiting[1]?.()
+      await now
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ revision: 2 })
+      expect(saver.status()).toMatchObject({ error: null, savedAt: expect.any(String) })
+      const closing = saver.close()
+      // Nothing changed since: close() saves nothing, so it never asks the lock.
+      expect(await closing).toBe(true)
+      expect(waiting).toHaveLength(2)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

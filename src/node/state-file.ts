@@ -304,12 +304,13 @@ export function startSaver(options: SaverOptions): StateFile {
   let nextTry = 0
 
   const save = async (): Promise<void> => {
-    const revision = options.revision()
-    if (revision === saved) return
+    if (options.revision() === saved) return
     try {
       if (!(await lock.holds())) {
         throw new StateFileError(`another process holds ${lockPathOf(file)} now: not saving over its file`)
       }
+      // Read with the chunks, in one turn: the revision saved is the one the file holds.
+      const revision = options.revision()
       await writeAtomically(file, options.chunks())
       saved = revision
       savedAt = new Date().toISOString()
@@ -327,28 +328,31 @@ export function startSaver(options: SaverOptions): StateFile {
       error = describe(failure)
     }
   }
-  // One save at a time: a tick that finds one running, or a retry not yet due, waits for the next.
-  const tick = () => {
-    if (saving !== undefined || closed || Date.now() < nextTry) return
+  // One save at a time, whoever asks: two saves at once could finish out of order and leave an
+  // older state in the file, or mark a newer change saved.
+  const saveInTurn = async (): Promise<void> => {
+    while (saving !== undefined) await saving
     saving = save().finally(() => {
       saving = undefined
     })
+    await saving
+  }
+  // A tick that finds a save running, or a retry not yet due, waits for the next.
+  const tick = () => {
+    if (saving !== undefined || closed || Date.now() < nextTry) return
+    void saveInTurn()
   }
   const timer = setInterval(tick, intervalMs)
   // The timer alone does not keep a process alive: close() saves what is pending.
   timer.unref()
 
   return {
-    saveNow: async () => {
-      await saving
-      await save()
-    },
+    saveNow: saveInTurn,
     status: () => ({ file, savedAt, error }),
     async close() {
       closed = true
       clearInterval(timer)
-      await saving
-      await save()
+      await saveInTurn()
       if (error !== null) log(`cannot save ${file} at shutdown: ${error}`)
       lock.release()
       return error === null
