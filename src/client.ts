@@ -11,12 +11,11 @@ import type {
   Checkpoint,
   Forwarding,
   JournalEntry,
-  OperationId,
   SandboxHealth,
   Scenario,
   ScenarioInput,
 } from './core/admin/contract.js'
-import type { Pet, StoreState } from './core/api/contract.js'
+import type { OperationId, Pet, StoreState } from './core/api/contract.js'
 import type { ErrorCode } from './core/http/errors.js'
 import type { ADMIN_PATH } from './core/http/mounts.js'
 import type { JournalFilter } from './core/admin/journal.js'

@@ -26,31 +26,24 @@ export type { SandboxHealth } from './core/admin/contract.js'
 export { type PetStore, PetValidationError, StateError } from './core/api/store.js'
 export { generatePets } from './core/api/generate.js'
 export type { JournalEntry, JournalFilter, RequestJournal } from './core/admin/journal.js'
-export {
-  OPERATIONS,
-  SCENARIO_STATUSES,
-  type Forwarding,
-  type OperationId,
-  type Scenario,
-  type ScenarioInput,
-} from './core/admin/contract.js'
+export { SCENARIO_STATUSES, type Forwarding, type Scenario, type ScenarioInput } from './core/admin/contract.js'
 export { ScenarioError, type ScenarioBook } from './core/admin/scenarios.js'
 export { FixtureError } from './core/api/seed.js'
 export { DEFAULT_API_KEY } from './core/api/auth.js'
-export { ERROR_CODES, type ErrorCode } from './core/http/errors.js'
+export { ERROR_CODES, ErrorSchema, type ErrorBody, type ErrorCode } from './core/http/errors.js'
 export { LIMIT_NAMES, LIMITS, LimitError, type Limit, type LimitName, type Limits } from './core/limits.js'
 export { GET_PET_DEPRECATED_AT, GET_PET_SUNSET_AT } from './core/api/operations.js'
 export {
-  ErrorSchema,
   LIST_LIMIT,
   ListPetsQuerySchema,
   NewPetSchema,
+  OPERATIONS,
   PET_STATUSES,
   PetSchema,
   PetStatusSchema,
-  type ErrorBody,
   type ListPetsQuery,
   type NewPet,
+  type OperationId,
   type Pet,
   type PetStatus,
   type StoreState,

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { bearer, cases, SILENT_TOPICS, topicsOf } from '../src/core/verify/cases.js'
-import { contractViolations, errorViolations } from '../src/core/verify/conformance.js'
+import { contractViolations, errorViolations } from '../src/core/api/answer-check.js'
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8')
 

@@ -640,7 +640,7 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
         {},
         400,
         'invalid_parameter',
-        'status must be an HTTP status from 100 to 599, got "abc"',
+        'status must be an integer, got "abc"',
       ],
       [
         'POST',

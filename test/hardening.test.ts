@@ -181,6 +181,43 @@ describe('CORS', () => {
   })
 })
 
+describe("the admin routes' one Origin rule, for the sandbox's own origin under a name", () => {
+  // A name that is no local name: only the own-origin case of the rule lets its pages in. A
+  // browser sends no CORS for a same-origin request, so the answers themselves are looked at.
+  let server: RunningServer
+  let host: string
+  beforeAll(async () => {
+    server = await startServer({ port: 0, allowedHosts: ['sandbox.test'] })
+    host = `sandbox.test:${new URL(server.url).port}`
+  })
+  afterAll(() => server.close())
+
+  const fromPage = (origin: string, line: string) =>
+    raw(server, [line, `Host: ${host}`, `Origin: ${origin}`, 'Content-Length: 0'])
+
+  it('lets a page of its own origin reset the data and read the admin routes, with CORS for it', async () => {
+    await server.sandbox.pets.create({ name: 'Undone by the reset', categoryId: 1 })
+    const reset = await fromPage(`http://${host}`, 'POST /__sandbox/reset HTTP/1.1')
+    expect(reset.status).toBe(204)
+    expect(await server.sandbox.pets.count()).toBe(32)
+    const health = await fromPage(`http://${host}`, 'GET /__sandbox/health HTTP/1.1')
+    expect(health.status).toBe(200)
+    expect(health.head).toMatch(
+      new RegExp(`\r\nAccess-Control-Allow-Origin: http://${host.replace('.', '\\.')}\r\n`, 'i'),
+    )
+  })
+
+  it('refuses the same page under another name, and grants it no CORS', async () => {
+    await server.sandbox.pets.create({ name: 'Kept', categoryId: 1 })
+    const reset = await fromPage(`http://other.test:${new URL(server.url).port}`, 'POST /__sandbox/reset HTTP/1.1')
+    expect(reset.status).toBe(403)
+    expect(await server.sandbox.pets.count()).toBe(33)
+    const health = await fromPage(`http://other.test:${new URL(server.url).port}`, 'GET /__sandbox/health HTTP/1.1')
+    expect(health.head).not.toMatch(/Access-Control-Allow-Origin/i)
+    await server.sandbox.reset()
+  })
+})
+
 describe('refusals are JSON Errors', () => {
   let server: RunningServer
   beforeAll(async () => {

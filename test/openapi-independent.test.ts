@@ -5,7 +5,7 @@
  * document is judged by two things that never read the route table or the generator:
  *
  *   1. TABLE, written by hand from the interface spec and the pipeline's behaviour
- *      (src/core/http/handle.ts and the server adapter): every operation the document must hold,
+ *      (src/core/dispatch.ts with its stages, and the server adapter): every operation the document must hold,
  *      the exact statuses each answers, the Error codes of each error status, and the headers its
  *      answers carry (always, sometimes, or at most documented).
  *   2. Recorded answers: real servers (startServer, port 0) driven over raw sockets by STIMULI,

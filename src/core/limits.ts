@@ -37,7 +37,9 @@ export const LIMITS = {
   },
   stateBytes: {
     // The largest import parsed in slices with no step over 50 ms on this project's 2-core machine
-    // (bench/budgets.mjs measures it): 16 MiB stalled for 58-90 ms, in its last steps and its GC.
+    // (measured with a one-off script, bench/budgets.mjs, removed after 0.9.1; the figures are in
+    // docs/performance.md, commits 4b86bea and 9c7f1bb): 16 MiB stalled for 58-90 ms, in its last
+    // steps and its GC.
     value: 8 * MiB,
     unit: 'bytes',
     min: 1,

@@ -2,7 +2,9 @@
  * THE options schema: what `createSandbox`, `createSandboxCore`, `startServer` and the CLI accept,
  * checked here once. The CLI only turns flags into values (text into numbers, ranges, patterns)
  * and asks this file whether each value is good, so a flag and its option can never disagree.
- * Every problem is named at once, in one TypeError.
+ * Every problem is named at once, in one TypeError. The rules no schema field holds are here
+ * too, each answering a problem in words or undefined: the state file's, the flags that need
+ * another, and the lists `--limit`, `--forward` and `--log` take.
  *
  * The rules that have a home of their own are asked there: the limits table checks `limits`
  * (limits.ts), the seed checks `fixtures` (api/seed.ts), the base URL checks itself (base-url.ts).
@@ -11,8 +13,9 @@
  */
 import * as z from 'zod'
 import { TOKEN_PATTERN } from './api/auth.js'
-import { MAX_DELAY_MS, OPERATIONS } from './admin/contract.js'
-import { LIMITS, type LimitName } from './limits.js'
+import { MAX_DELAY_MS } from './admin/contract.js'
+import { OPERATIONS } from './api/contract.js'
+import { isLimitName, LIMIT_NAMES, LIMITS, parseLimitValue, type LimitName } from './limits.js'
 
 /** What a message calls an option: its name in code, or (the CLI) its flag in words. */
 type Label = (name: string) => string
@@ -211,4 +214,88 @@ export function checkServerOptions(options: unknown): void {
 export function optionProblem(name: OptionName, value: unknown, label: Label = byName): string | undefined {
   const result = serverFields(label)[name].safeParse(value)
   return result.success ? undefined : result.error.issues.map((issue) => issue.message).join('; ')
+}
+
+/**
+ * The state file's rules, asked by startServer before it makes anything. Their messages stand
+ * alone, without "Failed to start the server": the CLI prints them as they are.
+ */
+export function stateFileProblem(options: {
+  readonly stateFile?: unknown
+  readonly isolate?: unknown
+}): string | undefined {
+  if (options.stateFile === undefined) return undefined
+  if (options.isolate === true) {
+    return '--state-file keeps one set of data, and --isolate gives each key its own: use one or the other'
+  }
+  if (typeof options.stateFile !== 'string' || options.stateFile.trim() === '') return '--state-file needs a file name'
+  return undefined
+}
+
+/** The CLI's flags as this file's checks read them. */
+export interface Flags {
+  readonly watch?: boolean | undefined
+  readonly fixtures?: string | undefined
+  readonly upstream?: string | undefined
+  readonly forward?: readonly string[] | 'all' | undefined
+  readonly upstreamKey?: string | undefined
+}
+
+/** A CLI flag given without the flag it needs, in the flags' words; checked before anything is read. */
+export function flagsProblem(flags: Flags): string | undefined {
+  if (flags.watch === true && flags.fixtures === undefined) return '--watch needs --fixtures <file>'
+  if (flags.upstream !== undefined) return undefined
+  // `--forward none` forwards nothing, which needs no upstream: it is what the sandbox does without one.
+  if (flags.forward === 'all' || (flags.forward?.length ?? 0) > 0) return '--forward needs --upstream <api-url>'
+  if (flags.upstreamKey !== undefined) return '--upstream-key needs --upstream <api-url>'
+  return undefined
+}
+
+/** The budgets `--limit` can set: the table's rows whose range is more than one value. */
+export const SETTABLE_LIMITS: readonly LimitName[] = LIMIT_NAMES.filter((name) => LIMITS[name].min !== LIMITS[name].max)
+
+/**
+ * One `--limit name=value`: the budget and its value (its unit read by limits.ts), or the
+ * problem. Its range is checked with the other limits, when the sandbox is made.
+ */
+export function readLimitSetting(item: string): { name: LimitName; value: number } | { problem: string } {
+  const [name = '', text = ''] = item.split('=', 2).map((part) => part.trim())
+  if (!isLimitName(name)) {
+    return { problem: `${name} is not a limit; the limits you can set are ${SETTABLE_LIMITS.join(', ')}` }
+  }
+  const value = parseLimitValue(name, text)
+  if (value !== undefined) return { name, value }
+  const { unit } = LIMITS[name]
+  const units = unit === 'bytes' ? ' (or with KiB, MiB, GiB)' : unit === 'ms' ? ' (or with ms, s)' : ''
+  return { problem: `${name} must be name=value with a whole number${units}, got ${JSON.stringify(item)}` }
+}
+
+/**
+ * What is wrong with the operations one `--forward` adds to those given before it: a name that
+ * is no operation, or `none` beside an operation, where one of the two is a mistake.
+ */
+export function forwardProblem(
+  added: readonly string[],
+  previous: readonly string[] | 'all' | undefined,
+): string | undefined {
+  const unknown = added.filter(
+    (name) => name !== 'all' && name !== 'none' && !(OPERATIONS as readonly string[]).includes(name),
+  )
+  if (unknown.length > 0) {
+    return `${unknown.join(', ')} ${unknown.length === 1 ? 'is not an operation' : 'are not operations'}: use ${OPERATIONS.join(', ')}, all or none`
+  }
+  const some = added.some((name) => name !== 'none')
+  const none = added.includes('none')
+  // Operations, then `none`; or `none` (an empty list), then operations: which one was meant?
+  const given = previous === 'all' || (previous?.length ?? 0) > 0
+  if ((none && (some || given)) || (some && previous?.length === 0)) {
+    return 'none forwards nothing: give it alone, or name the operations without it'
+  }
+  return undefined
+}
+
+/** What is wrong with the choices one `--log` gives: the first that is neither admin nor json. */
+export function logChoicesProblem(choices: readonly string[]): string | undefined {
+  const wrong = choices.find((choice) => choice !== 'admin' && choice !== 'json')
+  return wrong === undefined ? undefined : `${wrong} is not a log choice: use admin or json`
 }

@@ -1,106 +1,40 @@
 /**
  * createSandboxCore: one sandbox's data, settings and controls, and `handle`, the core every
  * adapter calls. Each call owns its data, so two sandboxes (two test files, two workers) never
- * see each other's pets. Platform-free: nothing here knows msw, Node or a browser.
+ * see each other's pets. This file is the façade: the options are read in sandbox-state.ts
+ * (configuration, then the parts that hold what clients send), the seed is loaded here, the
+ * state file's format is persistence.ts's, and the request's way is dispatch.ts's.
+ * Platform-free: nothing here knows msw, Node or a browser.
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
 import { adminRoutes } from './admin/operations.js'
 import type { SandboxHealth } from './admin/contract.js'
-import { createAuthenticator, DEFAULT_API_KEY } from './api/auth.js'
-import { parseBaseUrl } from './http/base-url.js'
-import { createClock } from './admin/clock.js'
-import type { Pet, StoreState } from './api/contract.js'
-import { createCorsPolicy } from './http/cors.js'
-import { createCounters } from './admin/counters.js'
-import { createDelays } from './admin/delays.js'
-import { createEventBus } from './admin/events.js'
-import { createForwarding } from './admin/forwarding.js'
-import { generatePets } from './api/generate.js'
-import { createPipeline } from './pipeline.js'
-import type { CoreRequest, CoreResponse, Surface } from './http/http.js'
-import { createJournal, type RequestJournal } from './admin/journal.js'
-import { resolveLimits, type LimitName, type Limits } from './limits.js'
-import { checkSandboxOptions } from './options.js'
-import { createListCache } from './api/list-cache.js'
-import { createNotices, type Notices } from './admin/notices.js'
-import { petRoutes } from './api/operations.js'
-import { createRandom } from './api/random.js'
-import { createRouteTable } from './http/routes.js'
-import { createScenarioBook, createTraffic, type ScenarioBook } from './admin/scenarios.js'
-import { bundledSeed, parseSeed } from './api/seed.js'
-import type { AllowedHosts } from './http/local.js'
-import { siteRoutes } from './docs/site.js'
-import {
-  applyState,
-  deleteCheckpoint,
-  healthOf,
-  listCheckpoints,
-  rewindToCheckpoint,
-  saveCheckpoint,
-  type StateFileHealth,
-  resetState,
-  restoreState,
-  snapshotState,
-  type Asset,
-  type HostUsage,
-  type SandboxState,
-} from './admin/state.js'
-import { asyncStore, StateError, type PetStore } from './api/store.js'
 import type { CheckpointSummary } from './admin/checkpoints.js'
-import { checkPersisted, persistedChunks } from './admin/persisted.js'
 import { CheckpointInputSchema } from './admin/contract.js'
-import { checkObject } from './api/contract.js'
-import { checkpointBytes } from './admin/checkpoints.js'
-import { pause } from './http/json-body.js'
+import type { AdminOperation } from './admin/exchange.js'
+import type { ScenarioBook } from './admin/scenarios.js'
+import { checkObject, type Pet, type StoreState } from './api/contract.js'
+import type { ApiOperation } from './api/exchange.js'
+import { generatePets } from './api/generate.js'
+import { petRoutes } from './api/operations.js'
+import { bundledSeed, parseSeed } from './api/seed.js'
+import { asyncStore, type PetStore } from './api/store.js'
+import type { RequestJournal } from './admin/journal.js'
+import { createDispatcher } from './dispatch.js'
+import { siteRoutes } from './docs/site.js'
+import { createCorsPolicy } from './http/cors.js'
 import { ApiError } from './http/errors.js'
-import { createTenants, labelTenant } from './admin/tenants.js'
-import type { Upstream } from './upstream.js'
+import { createHeadCheck } from './http/head.js'
+import type { CoreRequest, CoreResponse } from './http/http.js'
+import { createRouteTable, type Route } from './http/routes.js'
+import type { Limits } from './limits.js'
+import { checkSandboxOptions } from './options.js'
+import { createPersistence, type Persistence } from './persistence.js'
+import type { Hosting, SandboxOptions } from './sandbox-options.js'
+import { buildReady, configure, createParts, type CallSetup, type Ready } from './sandbox-state.js'
 
-export interface SandboxOptions {
-  /** Keys accepted as `Authorization: Bearer <key>`. Default: `["petstore-sandbox-key"]`. */
-  apiKeys?: readonly string[]
-  /**
-   * Where the API is served. Default: any origin under the path `/v1`, so `/v1/pets` in a
-   * browser and `https://any.host/v1/pets` in Node both match. Given as
-   * `https://api.example.com/v1`, only that origin matches.
-   */
-  baseUrl?: string
-  /** The seed, an array of Pets with unique ids. Default: the bundled `fixtures/pets.json`. */
-  fixtures?: readonly Pet[]
-  /** Seed this many generated pets instead (faker, deterministic under `randomSeed`). */
-  generate?: number
-  /** Largest accepted request body in bytes; larger ones get 413. Default: 16 KiB. Same as `limits.bodyBytes`. */
-  maxBodyBytes?: number
-  /**
-   * Budgets by name, from the limits table (README, Limits): `{ journalBytes: 4 * 1024 * 1024 }`.
-   * Each is checked against its range; the named options above win where both are given.
-   */
-  limits?: Partial<Record<LimitName, number>>
-  /** How many requests the journal keeps; the oldest are dropped. Default: 1000. Same as `limits.journalEntries`. */
-  journalLimit?: number
-  /** Milliseconds before every response, or a `{ min, max }` range drawn at random. */
-  delay?: number | { min: number; max: number }
-  /** Share of authenticated calls, 0..1, that fail with a random 500 or 503. */
-  failureRate?: number
-  /** Seed for the random delays, failures and generated pets, so runs repeat. */
-  randomSeed?: number
-  /** Give each API key its own copy of the data. Any well-formed key is accepted unless `apiKeyPattern` is given. */
-  isolate?: boolean
-  /** In isolated mode, accept keys matching this pattern (in full) besides `apiKeys`. */
-  apiKeyPattern?: RegExp
-  /**
-   * In isolated mode, how many keys' data are kept, the default key's included; past the cap the
-   * least recently used one with no request in flight is evicted. Default: 1000.
-   */
-  maxTenants?: number
-  /** Pets one key may create between two resets; the next create answers 507. Default: 1,000,000. */
-  maxCreatedPets?: number
-  /** The sandbox's clock starts here (ISO 8601 or a Date), e.g. after getPet's sunset. */
-  now?: Date | string
-  /** Reported by the health route; the server passes the package version. */
-  version?: string
-}
+export type { Hosting, Persistence, SandboxOptions }
 
 /** A sandbox without its msw handlers: its data, its controls and `handle`. The server holds one of these. */
 export interface SandboxCore {
@@ -168,46 +102,6 @@ export interface CheckpointOptions {
   readonly key?: string
 }
 
-/** The shared data and its checkpoints, as a state file holds them. */
-export interface Persistence {
-  /** Moves on every change of data or checkpoints: a host saves when it moved. */
-  revision(): number
-  /**
-   * The file's text now, in pieces: the data is taken in one step, then serialised a slice at a
-   * time with a pause between, so a large state never holds the API for long.
-   */
-  chunks(): AsyncIterable<string>
-  /** Replaces the data and the checkpoints with a file's, after checking all of it; throws StateError naming every problem. */
-  load(input: unknown): Promise<void>
-}
-
-/** What the host of the core provides and asks for: the server, or (by default) an in-process adapter. */
-export interface Hosting {
-  readonly surface: Surface
-  /** Files under /__sandbox/docs that the host ships (the server's Swagger UI assets). */
-  readonly assets?: (name: string) => Asset | undefined
-  /** Server: Host names allowed besides local names and IP literals (`.example.com` with subdomains), or `all`. */
-  readonly allowedHosts?: AllowedHosts
-  /** Server: origins whose pages may call the API besides local ones, or `*` for any. */
-  readonly corsOrigins?: readonly string[]
-  /** The host's own summariser, so its notices and the core's share one window per kind. */
-  readonly notices?: Notices
-  /** Server: believe Forwarded and X-Forwarded-Proto/Host for the server's own origin. */
-  readonly trustProxy?: boolean
-  /** Server: the use of the budgets the host enforces (connections), for health. */
-  readonly usage?: HostUsage
-  /** The host logs each request: API answers then name their tenant (CoreResponse.tenant) in isolated mode. */
-  readonly accessLog?: boolean
-  /**
-   * Server with `--upstream`: the service the forwarded operations go to, its label (what may be
-   * shown: its origin), the transport, the operations forwarded from the start and its own key.
-   * One per sandbox, server-wide, `--isolate` included; `GET/PUT /__sandbox/forwarding` switch it.
-   */
-  readonly upstream?: Upstream
-  /** Server with --state-file: the file's last save and error, for health. */
-  readonly stateFile?: () => StateFileHealth
-}
-
 const IN_PROCESS: Hosting = { surface: 'in-process' }
 
 /**
@@ -220,151 +114,104 @@ const IN_PROCESS: Hosting = { surface: 'in-process' }
  */
 export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting = IN_PROCESS): SandboxCore {
   checkSandboxOptions(options)
-  const apiKeys = Object.freeze([...(options.apiKeys ?? [DEFAULT_API_KEY])])
-  const { maxBodyBytes, maxTenants, maxCreatedPets, journalLimit } = options
-  const limits = resolveLimits({
-    ...options.limits,
-    ...(maxBodyBytes !== undefined && { bodyBytes: maxBodyBytes }),
-    ...(maxTenants !== undefined && { tenants: maxTenants }),
-    ...(maxCreatedPets !== undefined && { createdPetsPerTenant: maxCreatedPets }),
-    ...(journalLimit !== undefined && { journalEntries: journalLimit }),
-  })
-  const notices =
-    hosting.notices ??
-    createNotices((line: string) => {
-      console.warn(`petstore-sandbox: ${line}`)
-    }, limits.noticeWindowMs)
-  const delays = createDelays()
-  const isolated = options.isolate ?? false
-  const base = parseBaseUrl(options.baseUrl)
-  const random = createRandom(options.randomSeed)
-  const authenticate = createAuthenticator(
-    apiKeys,
-    isolated ? { pattern: options.apiKeyPattern, any: options.apiKeyPattern === undefined } : {},
-  )
-  const defaultKey = apiKeys[0] ?? DEFAULT_API_KEY
-  const label = (key: string) => labelTenant(key, defaultKey)
-  const journal = createJournal(limits.journalEntries, isolated ? label : () => null, limits.journalBytes)
-  const events = createEventBus()
-  const counters = createCounters()
-  const scenarios = createScenarioBook()
-  const traffic = createTraffic({ delay: options.delay, failureRate: options.failureRate }, random)
-  const clock = createClock(options.now)
-  const startedAt = Date.now()
-  const { upstream } = hosting
-  const forwarding = createForwarding(upstream?.label ?? null, upstream?.forward)
-
-  const listCache = createListCache(limits.listCacheBytes)
-  const created = { used: 0, max: limits.createdPets }
-  const changes = { count: 0 }
-  const checkpointPool = { used: 0, max: limits.checkpointBytes, changes }
-  const build = (seed: readonly Pet[]): SandboxState => ({
-    basePath: base.path,
-    isolated,
-    defaultKey,
-    limits,
-    notices,
-    listCache,
-    created,
-    bodies: { large: 0 },
-    hostUsage: hosting.usage ?? (() => ({})),
-    changes,
-    checkpointBytes: checkpointPool,
-    stateFile: hosting.stateFile ?? (() => null),
-    tenants: createTenants({
-      seed,
-      isolated,
-      defaultKey,
-      maxTenants: limits.tenants,
-      maxCreatedPets: limits.createdPetsPerTenant,
-      budgets: { cache: listCache, created, petJson: new WeakMap(), changes },
-      checkpoints: { max: limits.checkpoints, pool: checkpointPool },
-      onEvict: (key) => {
-        notices.notice(
-          'eviction',
-          `evicted the data of key ${label(key).label}, the least recently used of ${limits.tenants} tenants; that key starts again from the seed`,
-        )
-      },
-    }),
-    journal,
-    scenarios,
-    traffic,
-    delays,
-    events,
-    counters,
-    forwarding,
-    clock,
-    version: options.version ?? 'unknown',
-    startedAt,
-    assets: hosting.assets ?? (() => undefined),
-  })
-  // Given fixtures are checked now, so a bad one fails createSandbox. The bundled seed is read on
-  // first use (the main entry makes its default sandbox on import, and must build nothing then);
-  // a generated seed loads faker first.
-  const fixtures = options.fixtures === undefined ? undefined : parseSeed(options.fixtures)
-  let ready: SandboxState | undefined
-  let pending: Promise<SandboxState> | undefined
-  const { generate } = options
-  if (generate !== undefined) {
-    pending = generatePets(generate, options.randomSeed).then((pets) => (ready = build(pets)))
-  }
-  const state = (): SandboxState | Promise<SandboxState> =>
-    ready ?? pending ?? (ready = build(fixtures ?? bundledSeed()))
-  const whenReady = async (): Promise<SandboxState> => state()
-
-  const routes = [...petRoutes(base.path), ...adminRoutes, ...siteRoutes()]
-  const pipeline = createPipeline({
+  const config = configure(options)
+  const parts = createParts(config, options, hosting)
+  const { limits, base } = config
+  const routes: Route<ApiOperation | AdminOperation>[] = [...petRoutes(base.path), ...adminRoutes, ...siteRoutes()]
+  const setup: CallSetup = {
     table: createRouteTable(base.path, routes),
-    basePath: base.path,
-    baseOrigin: base.origin,
-    surface: hosting.surface,
-    limits,
-    authenticate,
-    // From another machine, the admin routes want one of these keys: never a key isolated mode accepts unlisted.
-    authenticateAdmin: createAuthenticator(apiKeys),
-    state,
-    allowedHosts: hosting.allowedHosts ?? [],
-    trustProxy: hosting.trustProxy ?? false,
-    labelTenants: hosting.accessLog === true,
+    endpoints: routes
+      .filter((route) => route.area === 'api' && Object.values(route.methods).some((operation) => operation.simulated))
+      .map((route) => `${base.path}${route.path}`)
+      .join(' and '),
     cors:
       hosting.surface === 'server'
         ? createCorsPolicy(routes, hosting.corsOrigins ?? [], hosting.trustProxy ?? false)
         : undefined,
-    onUnexpectedError: (error, request) => {
+    report: (error, request) => {
       console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.target}`, error)
     },
-    upstream,
+  }
+  const seeded = loadSeed(options, (seed) => buildReady(config, parts, hosting, setup, seed))
+  const handle = createDispatcher({
+    head: createHeadCheck({
+      surface: hosting.surface,
+      limits,
+      allowedHosts: hosting.allowedHosts ?? [],
+      trustProxy: hosting.trustProxy ?? false,
+    }),
+    table: setup.table,
+    baseOrigin: base.origin,
+    cors: setup.cors,
+    ready: () => {
+      const ready = seeded.now()
+      return ready instanceof Promise ? ready.then((done) => done.calls) : ready.calls
+    },
+    report: setup.report,
   })
+  return facade(config.apiKeys, config.defaultKey, config.isolated, limits, parts, seeded, handle)
+}
 
+/**
+ * The seed, ready now or soon. Given fixtures are checked at once, so a bad one fails
+ * createSandbox. The bundled seed is read on first use (the main entry makes its default sandbox
+ * on import, and must build nothing then); a generated seed loads faker first.
+ */
+function loadSeed(
+  options: SandboxOptions,
+  build: (seed: readonly Pet[]) => Ready,
+): { readonly now: () => Ready | Promise<Ready>; readonly later: () => Promise<Ready> } {
+  const fixtures = options.fixtures === undefined ? undefined : parseSeed(options.fixtures)
+  let ready: Ready | undefined
+  let pending: Promise<Ready> | undefined
+  if (options.generate !== undefined) {
+    pending = generatePets(options.generate, options.randomSeed).then((pets) => (ready = build(pets)))
+  }
+  const now = (): Ready | Promise<Ready> => ready ?? pending ?? (ready = build(fixtures ?? bundledSeed()))
+  return { now, later: async () => now() }
+}
+
+/** The sandbox's methods, each a thin call into its controls. */
+function facade(
+  apiKeys: readonly string[],
+  defaultKey: string,
+  isolated: boolean,
+  limits: Limits,
+  parts: ReturnType<typeof createParts>,
+  seeded: ReturnType<typeof loadSeed>,
+  handle: (request: CoreRequest) => Promise<CoreResponse>,
+): SandboxCore {
+  const controls = async () => (await seeded.later()).controls
+  const tenants = async () => (await seeded.later()).tenants
   return {
-    pets: asyncStore(async () => (await whenReady()).tenants.storeFor(defaultKey)),
+    pets: asyncStore(async () => (await tenants()).storeFor(defaultKey)),
     apiKeys,
-    requests: journal,
-    scenarios,
+    requests: parts.journal,
+    scenarios: parts.scenarios,
     isolated,
     async reset(key) {
-      resetState(await whenReady(), key)
+      ;(await controls()).data.reset(key)
     },
     scenariosFor: (key) => {
-      const current = state()
-      return current instanceof Promise ? undefined : current.tenants.scenariosFor(key)
+      const ready = seeded.now()
+      return ready instanceof Promise ? undefined : ready.tenants.scenariosFor(key)
     },
-    tenant: (key) => asyncStore(async () => (await whenReady()).tenants.storeFor(key)),
-    snapshot: async (key) => snapshotState(await whenReady(), key),
+    tenant: (key) => asyncStore(async () => (await tenants()).storeFor(key)),
+    snapshot: async (key) => (await controls()).data.snapshot(key),
     async restore(input, key) {
-      restoreState(await whenReady(), input, key)
+      ;(await controls()).data.restore(input, key)
     },
     async reseed(fixtures, source) {
       const seed = parseSeed(fixtures, source)
-      ;(await whenReady()).tenants.reseed(seed)
-      events.emit({ type: 'change', key: undefined })
+      ;(await tenants()).reseed(seed)
+      parts.events.emit({ type: 'change', key: undefined })
     },
-    now: () => new Date(clock()),
-    health: async () => healthOf(await whenReady()),
+    now: () => new Date(parts.clock()),
+    health: async () => (await controls()).health(),
     limits,
-    handle: (request) => pipeline.handle(request),
+    handle,
     cutDelays: () => {
-      delays.cut()
+      parts.delays.cut()
     },
     checkpoint: async (name, options) =>
       guardApi(async () => {
@@ -372,62 +219,20 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
         // The same checks as the route's body: a wrong option is named, not ignored.
         const checked = checkObject(CheckpointInputSchema, { name, ...rest }, 'options')
         if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
-        return saveCheckpoint(await whenReady(), key, checked.value)
+        return (await controls()).checkpoints.save(key, checked.value)
       }),
     async rewind(name, key) {
-      const ready = await whenReady()
-      await guardApi(() => rewindToCheckpoint(ready, key, name))
+      const ready = await controls()
+      await guardApi(() => ready.checkpoints.rewind(key, name))
     },
-    checkpoints: async (key) => listCheckpoints(await whenReady(), key),
+    checkpoints: async (key) => (await controls()).checkpoints.list(key),
     async deleteCheckpoint(name, key) {
-      const ready = await whenReady()
+      const ready = await controls()
       await guardApi(() => {
-        deleteCheckpoint(ready, key, name)
+        ready.checkpoints.remove(key, name)
       })
     },
-    persistence: {
-      revision: () => changes.count,
-      async *chunks() {
-        const ready = await whenReady()
-        // One step: the data and the checkpoints as they are now, then serialised in slices.
-        const view = ready.tenants.storeFor(ready.defaultKey).view()
-        const checkpoints = ready.tenants.existingCheckpoints(ready.defaultKey)?.all() ?? []
-        yield* persistedChunks(view, checkpoints, new Date().toISOString(), pause)
-      },
-      async load(input) {
-        const ready = await whenReady()
-        const checked = checkPersisted(input)
-        const problems = checked.ok ? [] : [...checked.problems]
-        // The budgets, before anything is replaced: a file that does not fit leaves the sandbox as it was.
-        if (checked.ok) {
-          const { checkpoints } = checked.value
-          if (checkpoints.length > limits.checkpoints) {
-            problems.push(
-              `the file holds ${checkpoints.length} checkpoints, more than the checkpoints limit (${limits.checkpoints}): start with --limit checkpoints=${checkpoints.length}`,
-            )
-          }
-          const bytes = checkpoints.reduce(
-            (sum, checkpoint) => sum + checkpointBytes(checkpoint.state, checkpoint.scenarioInputs),
-            0,
-          )
-          if (bytes > limits.checkpointBytes) {
-            problems.push(
-              `the file's checkpoints weigh ${bytes} bytes, more than the checkpointBytes limit (${limits.checkpointBytes}): start with --limit checkpointBytes=${bytes}`,
-            )
-          }
-        }
-        if (!checked.ok || problems.length > 0) throw new StateError(problems.join('; '))
-        try {
-          applyState(ready, checked.value.state)
-        } catch (error) {
-          if (error instanceof ApiError) throw new StateError(error.message)
-          throw error
-        }
-        const book = ready.tenants.checkpointsFor(ready.defaultKey)
-        book.clear()
-        for (const checkpoint of checked.value.checkpoints) book.save(checkpoint, false)
-      },
-    },
+    persistence: createPersistence(seeded.later, defaultKey, limits, parts.changes),
   }
 }
 

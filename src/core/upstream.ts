@@ -6,17 +6,20 @@
  * upstream; the answer comes back with an allow-list of the upstream's headers, so hop-by-hop
  * headers and cookies stay there, plus the count of the ways it breaks the interface document.
  * A failed exchange becomes the sandbox's own JSON Error: 502, or 504 past the time budget; the
- * number of exchanges waiting at once is the pipeline's to bound (upstreamRequests).
+ * number of exchanges waiting at once is bounded here too (upstreamRequests).
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
-import type { OperationId } from './admin/contract.js'
+import type { OperationId } from './api/contract.js'
+import { checkUnusedBody, checkWithinCap, capOf } from './http/body.js'
+import { preview, readJson } from './http/json.js'
+import type { OperationSpec } from './http/routes.js'
+import type { Target } from './http/target.js'
 import { RELAYED_CSP, VIOLATIONS_HEADER } from './http/answers.js'
 import { ApiError } from './http/errors.js'
-import { header, type CoreRequest, type CoreResponse } from './http/http.js'
+import { header, type BodyRead, type CoreRequest, type CoreResponse, type PlainAnswer } from './http/http.js'
 import type { Limits } from './limits.js'
-import { preview } from './http/json.js'
-import { contractViolations, violationCount, after, type PlainAnswer, type Violations } from './verify/conformance.js'
+import { after, contractViolations, violationCount, type Violations } from './api/answer-check.js'
 
 /** One request for the upstream, as the core decides it. */
 export interface UpstreamRequest {
@@ -292,6 +295,87 @@ function contentCodings(value: string): string[] {
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity')
+}
+
+/** What a forwarded call needs of its sandbox: the upstream, the budgets, and the base path taken off the target. */
+export interface ForwardContext {
+  readonly upstream: Upstream
+  readonly limits: Limits
+  readonly basePath: string
+  /** Forwarded requests waiting for the upstream now: the upstreamRequests budget's use. */
+  readonly exchanges: { waiting: number }
+}
+
+/** What a forwarded call leaves for its journal entry: what was sent of the body, whether it went, and the answer's violations. */
+export interface ForwardRecord {
+  readonly seen: { body: unknown; bytes: number }
+  sent: boolean
+  violations: Violations | undefined
+}
+
+/**
+ * The forwarding stage of an API call: the body as it came (within the operation's cap), the
+ * target without the base path, sent to the upstream in place of running the operation. The
+ * answer is relayed and checked against the interface document (relayed); no answer is a 502,
+ * or a 504 past upstreamTimeoutMs; past upstreamRequests waiting at once, a 503 and nothing sent.
+ */
+export async function forward(
+  context: ForwardContext,
+  operation: OperationSpec & { readonly id: OperationId },
+  request: CoreRequest,
+  target: Target,
+  read: BodyRead | undefined,
+  record: ForwardRecord,
+): Promise<CoreResponse> {
+  const { upstream, limits } = context
+  let body: Uint8Array | null = null
+  if (operation.body === undefined) {
+    // No body is sent on: it is judged as for the sandbox's own.
+    await checkUnusedBody(request, limits)
+  } else if (read !== undefined) {
+    const bytes = checkWithinCap(read, capOf(operation, limits))
+    if (read.body !== null) {
+      body = bytes
+      record.seen.bytes = bytes.byteLength
+      record.seen.body = journalBody(bytes)
+    }
+  }
+  const rest = target.path.slice(context.basePath.length)
+  const onward = target.query === '' ? rest : `${rest}?${target.query}`
+  const sent = upstreamRequest(request, onward, body, upstream, limits)
+  // Gone during a delay or a scenario's wait: nothing is sent for no one.
+  if (request.signal?.aborted === true) throw upstreamFailed(CALLED_OFF, operation.id, upstream.label, limits)
+  // Held until the exchange ends, answered or not: each holds a socket and up to upstreamBodyBytes.
+  const { exchanges } = context
+  if (exchanges.waiting >= limits.upstreamRequests) throw upstreamBusy(limits)
+  exchanges.waiting++
+  record.sent = true
+  let answer: PlainAnswer
+  try {
+    answer = await upstream.send(sent)
+  } catch (error) {
+    throw upstreamFailed(error, operation.id, upstream.label, limits)
+  } finally {
+    exchanges.waiting--
+  }
+  const { response, violations } = relayed(operation.id, answer, upstream, onward, context.basePath)
+  record.violations = violations
+  return response
+}
+
+/** A forward whose client left before it was sent: answered as one called off mid-exchange. */
+const CALLED_OFF = new UpstreamFailure('aborted', 'the client left before the request was sent')
+
+/**
+ * A forwarded body as the journal keeps it: read by the sandbox's own JSON reader (within the
+ * jsonDepth budget, numbers as written), as its own bodies are, else its text, which the body's
+ * cap bounds. JSON.parse would take 8,000 nested arrays in a 16 KiB body, and every later read
+ * of the journal would then overflow the stack in JSON.stringify.
+ */
+function journalBody(bytes: Uint8Array): unknown {
+  const text = new TextDecoder().decode(bytes)
+  const reading = readJson(text, 'body')
+  return reading.ok ? reading.value : text
 }
 
 /** The 503 past the upstreamRequests budget: the upstream is slow or a loop is feeding it, and no request waits in line. */

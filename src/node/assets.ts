@@ -5,7 +5,7 @@
  *
  * May import: node:*, the core, the other files here. Never msw.
  */
-import type { Asset } from '../core/admin/state.js'
+import type { Asset } from '../core/admin/exchange.js'
 import { readPackageFile } from './package-files.js'
 
 /** Each asset by the name the core asks for: its file under dist/assets, and its type. */

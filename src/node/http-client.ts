@@ -9,7 +9,7 @@
  */
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import type { PlainAnswer } from '../core/verify/conformance.js'
+import type { PlainAnswer } from '../core/http/http.js'
 
 export interface Exchange {
   readonly method: string

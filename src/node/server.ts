@@ -12,7 +12,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_BASE_PATH } from '../core/http/base-url.js'
-import { SINGLE_HEADERS } from '../core/pipeline.js'
+import { SINGLE_HEADERS } from '../core/http/head.js'
 import {
   errorAnswer,
   header,
@@ -23,7 +23,7 @@ import {
   type RequestHeaders,
 } from '../core/http/http.js'
 import { LIMITS, type Limits } from '../core/limits.js'
-import { checkServerOptions } from '../core/options.js'
+import { checkServerOptions, stateFileProblem } from '../core/options.js'
 import { createNotices, type Notices } from '../core/admin/notices.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../core/sandbox.js'
 import { answerUnparsable } from '../core/http/unparsable.js'
@@ -121,6 +121,20 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = LIMITS.shutdownTimeoutMs.value
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   checkServerOptions(options)
+  const refused = stateFileProblem(options)
+  if (refused !== undefined) throw new ServerStartError(refused)
+  const settings = withDefaults(options)
+  const hosting = createHosting(settings)
+  const { kept } = hosting
+  if (settings.stateFile !== undefined) kept.saver = await keepStateFile(settings.stateFile, hosting.sandbox)
+  const adapter = createAdapter(hosting, settings)
+  const server = createNodeServer(adapter, hosting.connections)
+  await listen(server, settings, kept.saver)
+  return running(server, adapter, kept.saver, settings.shutdownTimeoutMs)
+}
+
+/** startServer's own options with their defaults, and the sandbox's, passed on as they are. */
+function withDefaults(options: ServerOptions) {
   const {
     port = 0,
     host = DEFAULT_HOST,
@@ -136,68 +150,113 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     forward,
     upstreamKey,
     stateFile,
-    ...sandboxOptions
+    ...sandbox
   } = options
-  if (stateFile !== undefined && sandboxOptions.isolate === true) {
-    throw new ServerStartError(
-      '--state-file keeps one set of data, and --isolate gives each key its own: use one or the other',
-    )
+  return {
+    port,
+    host,
+    log,
+    logPolling,
+    logFormat,
+    logColors,
+    allowedHosts,
+    corsOrigins,
+    trustProxy,
+    shutdownTimeoutMs,
+    upstream: { upstream, forward, upstreamKey },
+    stateFile,
+    sandbox,
   }
-  const forwardTo = createUpstream({ upstream, forward, upstreamKey })
-  let connections = 0
+}
+
+type Settings = ReturnType<typeof withDefaults>
+
+/** What the server hosts: the sandbox, and what the adapter and the sandbox's health share. */
+interface Hosting {
+  readonly sandbox: SandboxCore
+  readonly notices: Notices
+  /** Connections open now: health shows them beside the connections limit. */
+  readonly connections: { open: number }
+  /** The server forwards to an upstream: its requests carry a signal for the client going away. */
+  readonly forwards: boolean
+  /** The state file's saver, once the file is open; health asks for its status before that too. */
+  readonly kept: { saver?: StateFile }
+}
+
+function createHosting(settings: Settings): Hosting {
+  const { sandbox: sandboxOptions, stateFile, shutdownTimeoutMs } = settings
+  const forwardTo = createUpstream(settings.upstream)
   // One summariser for the core's notices (evictions, overflows) and the adapter's own (clients
   // gone, connections refused), so each kind shares one window. Its window is checked by the core.
   const notices = createNotices((line) => {
     console.warn(`petstore-sandbox: ${line}`)
   }, sandboxOptions.limits?.noticeWindowMs ?? LIMITS.noticeWindowMs.value)
+  const connections = { open: 0 }
+  const kept: Hosting['kept'] = {}
   const sandbox = createSandboxCore(
     { ...sandboxOptions, limits: { ...sandboxOptions.limits, shutdownTimeoutMs }, version: packageVersion() },
     {
       surface: 'server',
       assets: createAssets(),
-      allowedHosts,
-      corsOrigins,
-      trustProxy,
-      usage: () => ({ connections }),
+      allowedHosts: settings.allowedHosts,
+      corsOrigins: settings.corsOrigins,
+      trustProxy: settings.trustProxy,
+      usage: () => ({ connections: connections.open }),
       notices,
-      accessLog: log !== undefined,
+      accessLog: settings.log !== undefined,
       ...(forwardTo !== undefined && { upstream: forwardTo }),
       ...(stateFile !== undefined && {
-        stateFile: () => saver?.status() ?? { file: stateFile, savedAt: null, error: null },
+        stateFile: () => kept.saver?.status() ?? { file: stateFile, savedAt: null, error: null },
       }),
     },
   )
-  let saver: StateFile | undefined
-  if (stateFile !== undefined) {
-    const opened = await openStateFile(stateFile, sandbox)
-    saver = startSaver({
-      file: opened.file,
-      lock: opened.lock,
-      revision: () => sandbox.persistence.revision(),
-      chunks: () => sandbox.persistence.chunks(),
-      intervalMs: sandbox.limits.stateSaveIntervalMs,
-      ...(opened.loaded && { saved: sandbox.persistence.revision() }),
-      log: (line) => {
-        console.warn(`petstore-sandbox: ${line}`)
-      },
-    })
-    // A new file is written at once, from the seed; a loaded one is left as it is until a change.
-    await saver.saveNow()
-  }
-  const { limits } = sandbox
-  const adapter: Adapter = {
-    sandbox,
-    limits,
-    notices,
+  return { sandbox, notices, connections, forwards: forwardTo !== undefined, kept }
+}
+
+/** Opens the state file into the sandbox and saves it from then on; a new file is written at once. */
+async function keepStateFile(given: string, sandbox: SandboxCore): Promise<StateFile> {
+  const opened = await openStateFile(given, sandbox)
+  const saver = startSaver({
+    file: opened.file,
+    lock: opened.lock,
+    revision: () => sandbox.persistence.revision(),
+    chunks: () => sandbox.persistence.chunks(),
+    intervalMs: sandbox.limits.stateSaveIntervalMs,
+    ...(opened.loaded && { saved: sandbox.persistence.revision() }),
+    log: (line) => {
+      console.warn(`petstore-sandbox: ${line}`)
+    },
+  })
+  // A new file is written at once, from the seed; a loaded one is left as it is until a change.
+  await saver.saveNow()
+  return saver
+}
+
+function createAdapter(hosting: Hosting, settings: Settings): Adapter {
+  const { log } = settings
+  return {
+    sandbox: hosting.sandbox,
+    limits: hosting.sandbox.limits,
+    notices: hosting.notices,
     log:
       log === undefined
         ? undefined
-        : { write: log, polling: logPolling, json: logFormat === 'json', paint: logColors ? coloured : plain },
+        : {
+            write: log,
+            polling: settings.logPolling,
+            json: settings.logFormat === 'json',
+            paint: settings.logColors ? coloured : plain,
+          },
     flight: createFlight(),
     sockets: createSocketTracker(),
     timedOut: new WeakSet(),
-    forwards: forwardTo !== undefined,
+    forwards: hosting.forwards,
   }
+}
+
+/** The node:http server, its timeouts and connection cap from the limits, each event handed to the adapter. */
+function createNodeServer(adapter: Adapter, connections: { open: number }): Server {
+  const { limits } = adapter
   // Host is the core's to judge (a JSON 400 on HTTP/1.1 without it, HTTP/1.0 let through), not Node's.
   const server = createServer(
     {
@@ -221,49 +280,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     onRequest(adapter, request, response)
   })
   server.on('connection', (socket: Socket) => {
-    connections++
+    connections.open++
     socket.once('close', () => {
-      connections--
+      connections.open--
     })
   })
   server.on('drop', () => {
-    notices.notice('connection-refused', `refused a connection: ${limits.connections} are open (the connections limit)`)
+    adapter.notices.notice(
+      'connection-refused',
+      `refused a connection: ${limits.connections} are open (the connections limit)`,
+    )
   })
-  server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer; reason?: string }, socket: Duplex) => {
-    socket.on('error', ignore)
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') adapter.timedOut.add(socket)
-    // A socket's own failure (a reset, a broken pipe): no one is left to answer.
-    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && error.code?.startsWith('HPE_') !== true) {
-      socket.destroy()
-      return
-    }
-    // A client that neither reads its answer nor closes is cut after lingerMs: it holds nothing.
-    const answer = () => {
-      writeRaw(socket, answerUnparsable(unparsable(error), limits))
-      setTimeout(() => socket.destroy(), limits.lingerMs).unref()
-    }
-    // A request already answered on this connection goes out first, then this one's error. A
-    // request cut short has no answer to wait for: a timeout still tells the client so (408).
-    if (adapter.sockets.whenIdle(socket, answer)) return
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      answer()
-    } else if (error.code !== 'HPE_INVALID_EOF_STATE' && adapter.sockets.interrupted(socket) !== undefined) {
-      // A body whose framing broke mid-way (a bad chunk size, a chunk longer than declared), the
-      // client still there: the request is the core's to answer (400 when it reads the body), and
-      // then the connection ends. Node parses nothing more on it, so a request pipelined behind
-      // it never runs. (The end of the stream mid-body, INVALID_EOF_STATE, is a client gone.)
-      adapter.sockets.interrupted(socket)?.malformed(describeParseError(error))
-    } else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING') {
-      // The parser handed the request over and then could not frame its body (`gzip` alone): the
-      // core answers it from its headers (501), and then the connection ends, within lingerMs.
-      const cut = () => {
-        socket.destroy()
-      }
-      adapter.sockets.whenAnswered(socket, cut)
-      setTimeout(cut, limits.lingerMs).unref()
-    } else {
-      socket.destroy()
-    }
+  server.on('clientError', (error: ParseError, socket: Duplex) => {
+    onClientError(adapter, error, socket)
   })
   // Node hands CONNECT over as a raw socket, with no error listener: a client reset on it would
   // end the process. The core answers it like any other request.
@@ -271,10 +300,58 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     socket.on('error', ignore)
     request.on('error', ignore)
     const { headers, bytes } = headersOf(request.rawHeaders)
-    void sandbox.handle(coreRequest(request, headers, undefined, bytes)).then((answer) => {
+    void adapter.sandbox.handle(coreRequest(request, headers, undefined, bytes)).then((answer) => {
       writeRaw(socket, answer)
     })
   })
+  return server
+}
+
+/** What Node's parser, or its request timeout, reports on a connection. */
+type ParseError = Error & { code?: string; rawPacket?: Buffer; reason?: string }
+
+/** A request Node could not parse, or that took too long: answered when its turn comes, then the connection ends. */
+function onClientError(adapter: Adapter, error: ParseError, socket: Duplex): void {
+  const { limits } = adapter
+  socket.on('error', ignore)
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') adapter.timedOut.add(socket)
+  // A socket's own failure (a reset, a broken pipe): no one is left to answer.
+  if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && error.code?.startsWith('HPE_') !== true) {
+    socket.destroy()
+    return
+  }
+  // A client that neither reads its answer nor closes is cut after lingerMs: it holds nothing.
+  const answer = () => {
+    writeRaw(socket, answerUnparsable(unparsable(error), limits))
+    setTimeout(() => socket.destroy(), limits.lingerMs).unref()
+  }
+  // A request already answered on this connection goes out first, then this one's error. A
+  // request cut short has no answer to wait for: a timeout still tells the client so (408).
+  if (adapter.sockets.whenIdle(socket, answer)) return
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    answer()
+  } else if (error.code !== 'HPE_INVALID_EOF_STATE' && adapter.sockets.interrupted(socket) !== undefined) {
+    // A body whose framing broke mid-way (a bad chunk size, a chunk longer than declared), the
+    // client still there: the request is the core's to answer (400 when it reads the body), and
+    // then the connection ends. Node parses nothing more on it, so a request pipelined behind
+    // it never runs. (The end of the stream mid-body, INVALID_EOF_STATE, is a client gone.)
+    adapter.sockets.interrupted(socket)?.malformed(describeParseError(error))
+  } else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING') {
+    // The parser handed the request over and then could not frame its body (`gzip` alone): the
+    // core answers it from its headers (501), and then the connection ends, within lingerMs.
+    const cut = () => {
+      socket.destroy()
+    }
+    adapter.sockets.whenAnswered(socket, cut)
+    setTimeout(cut, limits.lingerMs).unref()
+  } else {
+    socket.destroy()
+  }
+}
+
+/** Listens, or gives the state file back and says why it cannot. */
+async function listen(server: Server, settings: Settings, saver: StateFile | undefined): Promise<void> {
+  const { port, host } = settings
   try {
     server.listen(port, host)
     await once(server, 'listening')
@@ -282,6 +359,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await saver?.close()
     throw new ServerStartError(describeListenError(error, host, port), { cause: error })
   }
+}
+
+/** The running server as startServer answers it: its URLs, its sandbox, and close(). */
+function running(
+  server: Server,
+  adapter: Adapter,
+  saver: StateFile | undefined,
+  shutdownTimeoutMs: number,
+): RunningServer {
   const address = server.address() as AddressInfo
   // A wildcard address is no place a browser can open: this machine reaches it on loopback.
   const near = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address
@@ -290,7 +376,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   return {
     url,
     apiUrl: `${url}${DEFAULT_BASE_PATH}`,
-    sandbox,
+    sandbox: adapter.sandbox,
     inFlight: () => adapter.flight.count(),
     close: () =>
       (closed ??= shutDown(server, adapter, shutdownTimeoutMs).then(async () => {
@@ -840,7 +926,7 @@ function describeParseError(error: Error & { code?: string; reason?: string }): 
 }
 
 /** What Node's parser reports, in the core's terms. */
-function unparsable(error: Error & { code?: string; rawPacket?: Buffer; reason?: string }) {
+function unparsable(error: ParseError) {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { kind: 'timeout' } as const
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return { kind: 'too-large', packet: error.rawPacket?.toString('latin1') ?? '' } as const

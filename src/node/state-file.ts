@@ -37,10 +37,10 @@ export interface StateFile {
 
 /**
  * The file a path names, links followed: the lock must guard the file itself, and a save must
- * replace the file, not a link to it.
+ * replace the file, not a link to it. An empty name was refused with the other options
+ * (core/options.ts stateFileProblem).
  */
 export async function resolveStateFile(file: string): Promise<string> {
-  if (file.trim() === '') throw new StateFileError('--state-file needs a file name')
   const whole = await realpath(file).catch(() => undefined)
   // At once, before the lock: reading a FIFO would wait forever, and a folder cannot be replaced.
   // Asked of the path itself too: /dev/stdin leads to a pipe that has no real path.
@@ -66,6 +66,17 @@ export function lockPathOf(file: string): string {
  * written to a file of this process's own, then linked into place, and a link fails when the lock
  * exists. A lock whose process is gone (a crash, `kill -9`) is moved aside, which only one of
  * two racing processes can do, and taken again. Answers the lock's own checks and its release.
+ *
+ * Kept rather than proper-lockfile 4.1.2 (issue 29), measured on Node 20.20.2, a 2-core AMD EPYC
+ * VM, ext4: a lock and its release take 0.71 ms here against 0.55 ms (medians of 500,
+ * interleaved), once per start. But its lock is a directory whose mtime a timer keeps fresh, and
+ * a holder killed with `kill -9` keeps the file from the next start until the mtime is stale:
+ * refused at once (ELOCKED), taken after 5.6 s when retried with its shortest staleness (5 s;
+ * 10 s by default), where this one, which asks whether the holder's pid still lives, took it in
+ * 4.8 ms. It names no holder either (the message here says which process to stop), and with
+ * graceful-fs, retry and signal-exit it is 244 KB on disk, in a CLI bundle the architecture test
+ * holds to commander, pure-rand and zod. (A one-off script, with proper-lockfile and
+ * write-file-atomic installed outside the project, timed dist/src/node/state-file.js.)
  */
 export async function lockStateFile(file: string): Promise<StateFileLock> {
   const lock = lockPathOf(file)
@@ -231,6 +242,14 @@ export async function readStateFile(file: string): Promise<unknown> {
  * Writes the pieces to a temporary file in the same folder, flushes it to the disk, then renames
  * it over the file: a reader, or a crash, sees the old file or the new one, never a part. The new
  * file keeps the old one's permissions.
+ *
+ * Kept rather than write-file-atomic 7.0.1 (issue 29), measured on Node 20.20.2, a 2-core AMD EPYC
+ * VM, ext4, with a 5.19 MiB state (85,000 generated pets in the core's 23 chunks), 60 interleaved
+ * rounds: 17.2 ms median (p90 24.5 ms) here, against 40.0 ms (p90 51.6 ms) for write-file-atomic,
+ * which takes the whole text, so the chunks are joined first (a second copy of the file in
+ * memory); given text already joined, 15.6 ms (p90 26.7 ms): the same as this one, within the noise.
+ * It syncs the file but not the folder, whose sync makes the rename itself last, and with
+ * signal-exit it is 216 KB on disk, for the same bundle.
  */
 export async function writeAtomically(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
   const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)

@@ -8,9 +8,9 @@
  *
  * May import: node:*, and the Node adapter. Never msw.
  */
-import { OPERATIONS, type OperationId } from '../core/admin/contract.js'
+import { OPERATIONS, type OperationId } from '../core/api/contract.js'
 import { UpstreamFailure, type Upstream, type UpstreamRequest } from '../core/upstream.js'
-import type { PlainAnswer } from '../core/verify/conformance.js'
+import type { PlainAnswer } from '../core/http/http.js'
 import { exchange, ExchangeFailure } from './http-client.js'
 
 export interface UpstreamOptions {

@@ -3,14 +3,14 @@
  * in-process sandbox, side by side, then a table (or JSON) on stdout and JUnit XML if asked.
  * Exit 0 when no rule of the interface differs, 1 on drift, 2 on a usage error or a server that
  * cannot be reached; each with one line, never a stack trace. The rows, the comparison and the
- * report are the core's (src/core/verify); this file parses the command and carries the bytes.
+ * report are the core's (src/core/verify); the command and its options are declared in cli.ts;
+ * this file checks the URL and the key, runs the table and carries the bytes.
  *
- * May import: node:*, commander, and the Node adapter. Never msw.
+ * May import: node:*, and the Node adapter. Never msw.
  */
 import { writeFile } from 'node:fs/promises'
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
-import type { PlainAnswer } from '../core/verify/conformance.js'
+import type { PlainAnswer } from '../core/http/http.js'
 import { Unreachable, type Side } from '../core/verify/judge.js'
 import {
   exitCodeOf,
@@ -26,7 +26,8 @@ import { exchange, ExchangeFailure } from './http-client.js'
 import { packageVersion } from './package-files.js'
 import { paintFor } from './terminal.js'
 
-interface VerifyOptions {
+/** verify's options, as cli.ts declares them. */
+export interface VerifyOptions {
   apiKey: string
   writes?: boolean
   junit?: string
@@ -37,51 +38,15 @@ interface VerifyOptions {
 
 /** The most a live server's answer may hold: a list of 100 pets is about 10 KB. */
 const MAX_ANSWER_BYTES = 1024 * 1024
-const DEFAULT_TIMEOUT_MS = 10_000
+export const DEFAULT_TIMEOUT_MS = 10_000
 
-/** Runs `verify` with the arguments after the command's name, then exits with its code. */
-export async function runVerify(args: readonly string[]): Promise<never> {
-  const program = new Command('verify')
-    .name('petstore-sandbox verify')
-    .description(
-      "Check a live Pet Store API against the sandbox's behaviour table: every case runs against <api-url> and an in-process sandbox, and each difference is named. " +
-        'By default it sends reads, and writes the interface says must be refused (no key, a bad body): a server that keeps the interface creates nothing from them. --writes adds creates, bodies only the sandbox refuses, and other methods.',
-    )
-    .argument('<api-url>', "the API's base URL, with its version segment, e.g. https://staging.example.com/v1")
-    .addOption(
-      new Option('-k, --api-key <key>', 'the API key to send to the server (never printed)')
-        .env('PETSTORE_VERIFY_KEY')
-        .default(DEFAULT_API_KEY),
-    )
-    .addOption(
-      new Option(
-        '--writes',
-        'also create pets (POST /pets) and read them back (id, Location, list order): for staging only, never production',
-      ),
-    )
-    .addOption(new Option('--json', 'write the report as JSON on stdout instead of the table'))
-    .addOption(new Option('--junit <file>', 'also write the report as JUnit XML to this file, for CI dashboards'))
-    .addOption(new Option('--strict', "exit 1 when any case differs, the sandbox's own choices included"))
-    .addOption(
-      new Option('--timeout <ms>', 'how long each request to the server may take')
-        .default(DEFAULT_TIMEOUT_MS)
-        .argParser(milliseconds),
-    )
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 no case of the interface differs (with --strict, no case at all); 1 drift; 2 a usage error or a server that cannot be reached.',
-    )
-    .exitOverride()
+/** Runs `verify` against the server at `text`, then exits with its code. */
+export async function runVerify(text: string, options: VerifyOptions): Promise<never> {
   let url: URL
-  let options: VerifyOptions
   try {
-    program.parse(args, { from: 'user' })
-    options = program.opts<VerifyOptions>()
-    url = apiUrl(program.args[0] ?? '')
+    url = apiUrl(text)
     checkKey(options.apiKey)
   } catch (error) {
-    // Commander has printed its message (or the help, for --help: exit 0).
-    if (error instanceof CommanderError) return exit(error.exitCode === 0 ? 0 : 2)
     return exit(
       2,
       '',
@@ -183,14 +148,6 @@ function checkKey(key: string): void {
   if (!/^[\x21-\x7e]+$/.test(key)) {
     throw new Error('the API key must be one or more visible ASCII characters, without spaces')
   }
-}
-
-function milliseconds(text: string): number {
-  const value = Number(text)
-  if (!/^[0-9]+$/.test(text) || value < 1 || value > 600_000) {
-    throw new InvalidArgumentError('must be a whole number of milliseconds from 1 to 600000.')
-  }
-  return value
 }
 
 /** The live server, over node:http(s), each target sent exactly as the row has it. */

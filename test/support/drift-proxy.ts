@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { exchange } from '../../src/node/http-client.js'
-import type { PlainAnswer } from '../../src/core/verify/conformance.js'
+import type { PlainAnswer } from '../../src/core/http/http.js'
 
 export interface Drift {
   /** Changes the target before it is forwarded. */

@@ -5,11 +5,8 @@
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
-import { PetSchema } from '../api/contract.js'
+import { OPERATIONS, PetSchema } from '../api/contract.js'
 import { LIMIT_NAMES, LIMITS } from '../limits.js'
-
-export const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const
-export type OperationId = (typeof OPERATIONS)[number]
 
 /** The failures a scenario can simulate: what the interface or any HTTP service can answer. */
 export const SCENARIO_STATUSES = [401, 404, 429, 500, 503] as const
@@ -69,6 +66,26 @@ export const JournalEntrySchema = z
     }),
   })
   .meta({ description: 'One request the API answered' })
+
+/**
+ * The journal's filters, one schema for all three of their uses: GET /__sandbox/requests reads its
+ * query with it, the OpenAPI document lists its fields as that route's parameters, and the admin
+ * client's `requests(filter)` takes its type. `operation` none (or null) picks the requests that
+ * matched no operation.
+ */
+export const JournalFilterSchema = z
+  .object({
+    operation: z
+      .enum([...OPERATIONS, 'none'])
+      .nullable()
+      .optional()
+      .meta({ description: 'The operation; none picks the requests that matched no operation' }),
+    method: z.string().optional().meta({ description: 'The method, in any case' }),
+    status: z.int().min(100).max(599).optional().meta({ description: 'The status answered' }),
+  })
+  .strict()
+
+export type JournalFilter = z.input<typeof JournalFilterSchema>
 
 export const ScenarioSchema = z.object({
   id: z.int().min(1),

@@ -7,7 +7,8 @@
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { OPERATIONS, type Forwarding, type OperationId } from './contract.js'
+import type { Forwarding } from './contract.js'
+import { OPERATIONS, type OperationId } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
 
 export interface ForwardingState {

@@ -8,7 +8,8 @@
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { JournalEntry, OperationId } from './contract.js'
+import type { JournalEntry, JournalFilter } from './contract.js'
+import type { OperationId } from '../api/contract.js'
 import { header, type RequestHeaders } from '../http/http.js'
 import { LIMITS } from '../limits.js'
 import { parseTarget } from '../http/target.js'
@@ -17,13 +18,7 @@ import type { TenantLabel } from './tenants.js'
 /** What an entry costs besides its target, headers and body: its fields and the objects around them. */
 const ENTRY_OVERHEAD_BYTES = 256
 
-export type { JournalEntry }
-
-export interface JournalFilter {
-  operation?: OperationId | null
-  method?: string
-  status?: number
-}
+export type { JournalEntry, JournalFilter }
 
 export interface RequestJournal {
   /** Every recorded request, oldest first. */
@@ -86,9 +81,7 @@ export function createJournal(
   label: (key: string) => TenantLabel | null = () => null,
   maxBytes: number = LIMITS.journalBytes.value,
 ): WritableJournal {
-  if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw new TypeError(`Failed to create the sandbox: journalLimit must be a whole number, got ${limit}`)
-  }
+  // `limit` was checked with every other option in core/options.ts before the sandbox was built.
   // A queue: items[head..] are kept. Dropping moves head; the array is compacted now and then,
   // so recording is O(1) and never holds more than the budgets allow.
   let items: Item[] = []
@@ -206,7 +199,7 @@ function redact(value: string): string {
 /** Whether an entry has every field a filter gives; the method in any case. */
 export function matchesFilter(entry: JournalEntry, filter: JournalFilter): boolean {
   return (
-    (filter.operation === undefined || entry.operation === filter.operation) &&
+    (filter.operation === undefined || entry.operation === (filter.operation === 'none' ? null : filter.operation)) &&
     (filter.method === undefined || entry.method === filter.method.toUpperCase()) &&
     (filter.status === undefined || entry.status === filter.status)
   )

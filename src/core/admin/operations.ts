@@ -7,17 +7,21 @@
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
+import * as z from 'zod'
 import {
   CheckpointInputSchema,
   CheckpointListSchema,
   ForwardingInputSchema,
   ForwardingSchema,
   JournalEntrySchema,
+  JournalFilterSchema,
   PetPageSchema,
   SandboxHealthSchema,
+  ScenarioInputSchema,
   ScenarioSchema,
   TenantSchema,
   TrafficSchema,
+  type ScenarioInput,
 } from './contract.js'
 import {
   checkObject,
@@ -26,32 +30,15 @@ import {
   StoreStateSchema,
   type PetStatus,
 } from '../api/contract.js'
-import { COUNTER_SECONDS } from './counters.js'
 import { ApiError } from '../http/errors.js'
-import type { SandboxEvent } from './events.js'
-import { json, noContent, type EventStream } from '../http/http.js'
+import { json, noContent } from '../http/http.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { readQuery } from '../http/query.js'
-import type { Operation, Route } from '../http/routes.js'
-import { OPERATIONS, ScenarioInputSchema, type OperationId, type ScenarioInput } from './contract.js'
 import { checkpointNameProblem } from './checkpoints.js'
+import type { AdminOperation, AdminRoute } from './exchange.js'
 import { forwardingOf, readForwardInput } from './forwarding.js'
-import { matchesFilter, type JournalFilter } from './journal.js'
 import { ScenarioError } from './scenarios.js'
 import { pause } from '../http/json-body.js'
-import {
-  applyState,
-  deleteCheckpoint,
-  healthOf,
-  journalFor,
-  listCheckpoints,
-  resetState,
-  rewindToCheckpoint,
-  saveCheckpoint,
-  scenarioBookFor,
-  snapshotState,
-} from './state.js'
-import { createTenantStore } from '../api/store.js'
 
 /** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
 function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -68,7 +55,7 @@ function whole(text: string | undefined, name: string, min: number, max: number,
 
 const SCOPE = 'With a key in isolated mode: that key only.'
 
-function admin(operation: Omit<Operation, 'key'>): Operation {
+function admin(operation: Omit<AdminOperation, 'key'>): AdminOperation {
   return { key: 'optional', ...operation }
 }
 
@@ -78,8 +65,8 @@ const reset = admin({
   description: SCOPE,
   errors: [],
   success: [{ status: 204, description: 'Reset' }],
-  run({ state, key }) {
-    resetState(state, key)
+  run({ controls, key }) {
+    controls.data.reset(key)
     return noContent()
   },
 })
@@ -89,40 +76,34 @@ const listRequests = admin({
   summary: 'The request journal, oldest first',
   description: SCOPE,
   errors: ['invalid_parameter'],
-  parameters: () => [
-    { name: 'operation', in: 'query', required: false, schema: { enum: [...OPERATIONS, 'none'] } },
-    { name: 'method', in: 'query', required: false, schema: { type: 'string' } },
-    { name: 'status', in: 'query', required: false, schema: { type: 'integer', minimum: 100, maximum: 599 } },
-  ],
+  parameters: () => queryParameters(JournalFilterSchema),
   success: [{ status: 200, description: 'Journal entries', schema: JournalEntrySchema.array() }],
-  run({ target, state, key }) {
+  run({ target, controls, key }) {
     const query = readQuery(target.query, ['operation', 'method', 'status'])
-    const operations: readonly string[] = [...OPERATIONS, 'none']
-    if (query.operation !== undefined && !operations.includes(query.operation)) {
-      throw new ApiError(
-        'invalid_parameter',
-        `operation must be one of ${operations.join(', ')}, got ${JSON.stringify(query.operation)}`,
-      )
+    // Query values are text: a status of digits is read as the number the schema checks.
+    const input = {
+      ...query,
+      ...(query.status !== undefined && /^[0-9]+$/.test(query.status) && { status: Number(query.status) }),
     }
-    if (query.status !== undefined && !/^[1-5]\d\d$/.test(query.status)) {
-      throw new ApiError(
-        'invalid_parameter',
-        `status must be an HTTP status from 100 to 599, got ${JSON.stringify(query.status)}`,
-      )
-    }
-    const filter: JournalFilter = {
-      ...(query.operation !== undefined && {
-        operation: query.operation === 'none' ? null : (query.operation as OperationId),
-      }),
-      ...(query.method !== undefined && { method: query.method }),
-      ...(query.status !== undefined && { status: Number(query.status) }),
-    }
-    return json(
-      200,
-      journalFor(state, key).filter((entry) => matchesFilter(entry, filter)),
-    )
+    const filter = checkObject(JournalFilterSchema, input, 'query')
+    if (!filter.ok) throw new ApiError('invalid_parameter', filter.problems.join('; '))
+    return json(200, controls.journal(key, filter.value))
   },
 })
+
+/** A schema's fields as OpenAPI query parameters, each with its description. */
+function queryParameters(schema: z.ZodObject): Record<string, unknown>[] {
+  const { properties = {} } = z.toJSONSchema(schema, { io: 'input' }) as {
+    properties?: Record<string, Record<string, unknown>>
+  }
+  return Object.entries(properties).map(([name, { description, ...property }]) => ({
+    name,
+    in: 'query',
+    required: false,
+    ...(description !== undefined && { description }),
+    schema: property,
+  }))
+}
 
 const listScenarios = admin({
   id: 'listScenarios',
@@ -130,7 +111,7 @@ const listScenarios = admin({
   description: SCOPE,
   errors: [],
   success: [{ status: 200, description: 'Scenarios, first come first served', schema: ScenarioSchema.array() }],
-  run: ({ state, key }) => json(200, scenarioBookFor(state, key, false)?.list() ?? []),
+  run: ({ controls, key }) => json(200, controls.scenarios.list(key)),
 })
 
 const addScenario = admin({
@@ -145,10 +126,10 @@ const addScenario = admin({
   },
   errors: ['invalid_body'],
   success: [{ status: 201, description: 'The scenario added', schema: ScenarioSchema }],
-  run({ state, key, body }) {
+  run({ controls, key, body }) {
     try {
       // Only JSON so far: add() checks it against the scenario schema.
-      return json(201, (scenarioBookFor(state, key, true) ?? state.scenarios).add(body as ScenarioInput))
+      return json(201, controls.scenarios.add(key, body as ScenarioInput))
     } catch (error) {
       if (error instanceof ScenarioError) throw new ApiError('invalid_body', error.message)
       throw error
@@ -162,8 +143,8 @@ const clearScenarios = admin({
   description: SCOPE,
   errors: [],
   success: [{ status: 204, description: 'Cleared' }],
-  run({ state, key }) {
-    scenarioBookFor(state, key, false)?.clear()
+  run({ controls, key }) {
+    controls.scenarios.clear(key)
     return noContent()
   },
 })
@@ -174,7 +155,7 @@ const exportState = admin({
   description: SCOPE,
   errors: [],
   success: [{ status: 200, description: 'The state', schema: StoreStateSchema }],
-  run: ({ state, key }) => json(200, snapshotState(state, key)),
+  run: ({ controls, key }) => json(200, controls.data.snapshot(key)),
 })
 
 const importState = admin({
@@ -191,10 +172,10 @@ const importState = admin({
   },
   errors: ['invalid_body', 'insufficient_storage'],
   success: [{ status: 204, description: 'Replaced' }],
-  async run({ state, key, body }) {
+  async run({ controls, key, body }) {
     const checked = await checkStoreStateInSlices(body, pause)
     if (!checked.ok) throw new ApiError('invalid_body', `Invalid state: ${checked.problems.join('; ')}`)
-    applyState(state, checked.value, key)
+    controls.data.apply(checked.value, key)
     return noContent()
   },
 })
@@ -204,7 +185,7 @@ const health = admin({
   summary: 'Version, uptime, pets, mode and tenants',
   errors: [],
   success: [{ status: 200, description: 'Health', schema: SandboxHealthSchema }],
-  run: ({ state }) => json(200, healthOf(state)),
+  run: ({ controls }) => json(200, controls.health()),
 })
 
 const FORWARDING_SCOPE =
@@ -216,7 +197,7 @@ const getForwarding = admin({
   description: FORWARDING_SCOPE,
   errors: [],
   success: [{ status: 200, description: 'The upstream and the operations forwarded', schema: ForwardingSchema }],
-  run: ({ state }) => json(200, forwardingOf(state.forwarding)),
+  run: ({ controls }) => json(200, forwardingOf(controls.forwarding)),
 })
 
 const setForwarding = admin({
@@ -230,9 +211,9 @@ const setForwarding = admin({
   },
   errors: ['invalid_body', 'conflict'],
   success: [{ status: 200, description: 'The upstream and the operations forwarded now', schema: ForwardingSchema }],
-  run({ state, body }) {
-    state.forwarding.set(readForwardInput(body))
-    return json(200, forwardingOf(state.forwarding))
+  run({ controls, body }) {
+    controls.forwarding.set(readForwardInput(body))
+    return json(200, forwardingOf(controls.forwarding))
   },
 })
 
@@ -249,14 +230,14 @@ const listTenants = admin({
   summary: "Every key's data (tenant), least recently used first, named by a handle and the key masked",
   errors: [],
   success: [{ status: 200, description: 'Tenants', schema: TenantSchema.array() }],
-  run: ({ state }) =>
+  run: ({ controls }) =>
     json(
       200,
-      state.tenants.list().map(({ handle, key, store }) => ({
+      controls.data.tenants().map(({ handle, label, pets, createdSinceReset }) => ({
         id: handle,
-        ...state.tenants.labelOf(key),
-        pets: store.count(),
-        createdSinceReset: store.createdCount(),
+        ...label,
+        pets,
+        createdSinceReset,
       })),
     ),
 })
@@ -281,7 +262,7 @@ const listAllPets = admin({
     TENANT_PARAMETER,
   ],
   success: [{ status: 200, description: 'One page', schema: PetPageSchema }],
-  run({ target, state, key }) {
+  run({ target, controls, key }) {
     const query = readQuery(target.query, ['offset', 'limit', 'status'])
     const offset = whole(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0)
     const limit = whole(query.limit, 'limit', 1, MAX_PAGE, 50)
@@ -292,8 +273,7 @@ const listAllPets = admin({
         `status must be one of ${PET_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
       )
     }
-    const store = state.tenants.existing(key ?? state.defaultKey) ?? createTenantStore(state.tenants.seed())
-    const page = store.page(offset, limit, status as PetStatus | undefined)
+    const page = controls.data.read(key).page(offset, limit, status as PetStatus | undefined)
     return json(200, { total: page.total, offset, limit, pets: page.pets })
   },
 })
@@ -303,10 +283,7 @@ const traffic = admin({
   summary: 'API requests per second by status class, over the last five minutes',
   errors: [],
   success: [{ status: 200, description: 'Per-second counts, oldest first', schema: TrafficSchema }],
-  run({ state }) {
-    const now = Date.now()
-    return json(200, { seconds: COUNTER_SECONDS, now, series: state.counters.series(now) })
-  },
+  run: ({ controls }) => json(200, controls.live.traffic(Date.now())),
 })
 
 const events = admin({
@@ -318,66 +295,7 @@ const events = admin({
   errors: ['service_unavailable'],
   parameters: () => [TENANT_PARAMETER],
   success: [{ status: 200, description: 'An event stream', mediaType: 'text/event-stream' }],
-  run({ state, key }) {
-    const { eventStreams, eventBacklogBytes } = state.limits
-    if (state.events.count() >= eventStreams) {
-      state.notices.notice('busy', `refused an event stream reader: ${eventStreams} are reading already`)
-      throw new ApiError(
-        'service_unavailable',
-        `The sandbox serves at most ${eventStreams} event stream readers at once (the eventStreams limit); close one or try again later`,
-        { 'Retry-After': '5' },
-      )
-    }
-    const scoped = state.tenants.scope(key)
-    // The same text for every reader: made once per event by the bus.
-    const format = (event: SandboxEvent): string => {
-      const tenant = event.key === undefined ? null : (state.tenants.handleOf(event.key) ?? null)
-      const tenantId = state.tenants.scope(event.key) === undefined ? null : tenant
-      const data = event.type === 'request' ? { ...event.entry, tenantId } : { tenant }
-      return `event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`
-    }
-    const body: EventStream = {
-      open(send, end) {
-        let open = true
-        const subscription = state.events.subscribe((event) => {
-          if (scoped !== undefined && event.key !== undefined && event.key !== scoped) return
-          deliver(state.events.text(event, format))
-        })
-        const ping = setInterval(() => {
-          deliver(': ping\n\n')
-        }, 15_000)
-        // Unsubscribe and stop pinging in the same step as the end: nothing is sent after it.
-        function close(): void {
-          if (!open) return
-          open = false
-          subscription.stop()
-          clearInterval(ping)
-        }
-        function deliver(text: string): void {
-          if (!open) return
-          const backlog = send(text)
-          subscription.backlog = backlog
-          if (backlog <= eventBacklogBytes) return
-          send(
-            `event: overflow\ndata: ${JSON.stringify({ backlogBytes: backlog, budgetBytes: eventBacklogBytes })}\n\n`,
-          )
-          close()
-          end()
-          state.notices.notice(
-            'overflow',
-            `closed an event stream reader that fell ${backlog} bytes behind (eventBacklogBytes ${eventBacklogBytes})`,
-          )
-        }
-        deliver(': connected\n\n')
-        return close
-      },
-    }
-    return {
-      status: 200,
-      headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' },
-      body,
-    }
-  },
+  run: ({ controls, key }) => controls.live.events(key),
 })
 
 const NAME_PARAMETER = {
@@ -395,7 +313,7 @@ const listCheckpointsRoute = admin({
   errors: [],
   parameters: () => [TENANT_PARAMETER],
   success: [{ status: 200, description: 'The checkpoints', schema: CheckpointListSchema }],
-  run: ({ state, key }) => json(200, listCheckpoints(state, key)),
+  run: ({ controls, key }) => json(200, controls.checkpoints.list(key)),
 })
 
 const saveCheckpointRoute = admin({
@@ -417,14 +335,14 @@ const saveCheckpointRoute = admin({
       headers: { Location: 'The checkpoint: its restore and delete are under it' },
     },
   ],
-  run({ state, key, body }) {
+  run({ controls, key, body }) {
     const checked = checkObject(CheckpointInputSchema, body, 'body')
     // Every problem at once: the name's own rule too, when the schema found others.
     const name = (body as { name?: unknown } | null)?.name
     const nameProblem = typeof name === 'string' ? checkpointNameProblem(name) : undefined
     const problems = [...(checked.ok ? [] : checked.problems), ...(nameProblem === undefined ? [] : [nameProblem])]
     if (!checked.ok || problems.length > 0) throw new ApiError('invalid_body', problems.join('; '))
-    const summary = saveCheckpoint(state, key, checked.value)
+    const summary = controls.checkpoints.save(key, checked.value)
     return json(201, summary, { Location: `${ADMIN_PATH}/checkpoints/${summary.name}` })
   },
 })
@@ -436,8 +354,8 @@ const restoreCheckpointRoute = admin({
   errors: ['checkpoint_not_found', 'insufficient_storage'],
   parameters: () => [NAME_PARAMETER],
   success: [{ status: 204, description: 'Rewound' }],
-  run({ state, key, params }) {
-    rewindToCheckpoint(state, key, params.name ?? '')
+  run({ controls, key, params }) {
+    controls.checkpoints.rewind(key, params.name ?? '')
     return noContent()
   },
 })
@@ -449,13 +367,13 @@ const deleteCheckpointRoute = admin({
   errors: ['checkpoint_not_found'],
   parameters: () => [NAME_PARAMETER],
   success: [{ status: 204, description: 'Deleted' }],
-  run({ state, key, params }) {
-    deleteCheckpoint(state, key, params.name ?? '')
+  run({ controls, key, params }) {
+    controls.checkpoints.remove(key, params.name ?? '')
     return noContent()
   },
 })
 
-export const adminRoutes: readonly Route[] = [
+export const adminRoutes: readonly AdminRoute[] = [
   { area: 'admin', path: '/reset', methods: { POST: reset } },
   { area: 'admin', path: '/requests', methods: { GET: listRequests } },
   { area: 'admin', path: '/scenarios', methods: { GET: listScenarios, POST: addScenario, DELETE: clearScenarios } },

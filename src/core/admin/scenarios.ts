@@ -1,7 +1,8 @@
 /**
  * Scenarios: make calls of an operation fail with a chosen status and/or wait first, for a
  * number of calls or until cleared; and the same per request through `Prefer` (RFC 7240),
- * as Prism users know it. Browser-safe, and owned by one sandbox.
+ * as Prism users know it; and `simulate`, the stage of an API call that applies them with
+ * --delay and --failure-rate. Browser-safe, and owned by one sandbox.
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
@@ -11,13 +12,13 @@ import {
   MAX_SCENARIOS,
   SCENARIO_STATUSES,
   ScenarioInputSchema,
-  type OperationId,
   type Scenario,
   type ScenarioInput,
 } from './contract.js'
-import { checkObject, type Checked } from '../api/contract.js'
+import { checkObject, type Checked, type OperationId } from '../api/contract.js'
 import { unauthorized } from '../api/auth.js'
 import { ApiError, type ErrorCode } from '../http/errors.js'
+import type { Delays } from './delays.js'
 
 const SIMULATED: Record<(typeof SCENARIO_STATUSES)[number], ErrorCode> = {
   401: 'unauthorized',
@@ -164,4 +165,56 @@ export function createTraffic({ delay, failureRate = 0 }: TrafficOptions, random
     delayMs: () => (range.max === 0 ? 0 : range.min + Math.floor(random() * (range.max - range.min + 1))),
     failure: () => (failureRate > 0 && random() < failureRate ? (random() < 0.5 ? 500 : 503) : undefined),
   }
+}
+
+/** What simulation draws on: the shared scenarios, --delay and --failure-rate, and the pending delays. */
+export interface Simulation {
+  readonly scenarios: WritableScenarioBook
+  readonly traffic: Traffic
+  readonly delays: Delays
+}
+
+/** No Preference-Applied: shared by every request that applied nothing. */
+export const NONE_APPLIED: readonly string[] = Object.freeze([])
+
+/**
+ * Applies the first matching scenario (the key's own, else a shared one), the request's Prefer,
+ * and the run-wide failure rate: a refusal thrown, or what Preference-Applied says. Synchronous
+ * when nothing waits (no scenario, no Prefer): the common request makes no promise.
+ */
+export function simulate(
+  simulation: Simulation,
+  operation: OperationId,
+  prefer: string | undefined,
+  own: WritableScenarioBook | undefined,
+): readonly string[] | Promise<readonly string[]> {
+  // Read first: a Prefer the sandbox cannot honour is refused before any scenario is used up.
+  const preference = prefer === undefined ? undefined : readPrefer(prefer, operation)
+  const scenario = own?.take(operation) ?? simulation.scenarios.take(operation)
+  if (scenario !== undefined || preference !== undefined) return simulateSlowly(simulation, scenario, preference)
+  const failure = simulation.traffic.failure()
+  if (failure !== undefined) throw simulatedFailure(failure, 'failure rate')
+  return NONE_APPLIED
+}
+
+async function simulateSlowly(
+  { traffic, delays }: Simulation,
+  scenario: Scenario | undefined,
+  preference: Preference | undefined,
+): Promise<readonly string[]> {
+  if (scenario !== undefined) {
+    if (scenario.delayMs !== undefined) await delays.sleep(scenario.delayMs)
+    if (scenario.status !== undefined) {
+      throw simulatedFailure(scenario.status, `scenario ${scenario.id}`, scenario.retryAfterSeconds)
+    }
+  }
+  if (preference?.delayMs !== undefined) await delays.sleep(preference.delayMs)
+  if (preference?.status !== undefined) {
+    throw simulatedFailure(preference.status, `Prefer: code=${preference.status}`, 1, {
+      'Preference-Applied': preference.applied.join(', '),
+    })
+  }
+  const failure = traffic.failure()
+  if (failure !== undefined) throw simulatedFailure(failure, 'failure rate')
+  return preference?.applied ?? NONE_APPLIED
 }

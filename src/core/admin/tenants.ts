@@ -40,9 +40,19 @@ export function labelTenant(key: string, defaultKey: string): TenantLabel {
   return { label: key === defaultKey ? 'default' : maskKey(key), hue: (hash % 12) * 30 }
 }
 
+/**
+ * Whose data a request's key means, the one rule for it: `owner` is the key whose store it reads
+ * and writes (the default key's without a key, and in shared mode everyone's one store), `scope`
+ * the key that scopes the journal, scenarios and events (isolated mode), or undefined: everyone's.
+ */
+export interface TenantRef {
+  readonly owner: string
+  readonly scope: string | undefined
+}
+
 export interface Tenants {
-  /** Whose data a request with this key reads and steers: the key's own (isolated), or everyone's (undefined). */
-  scope(key: string | undefined): string | undefined
+  /** Whose data and whose scope a key means (TenantRef). */
+  of(key: string | undefined): TenantRef
   /**
    * The store of a request that reads or writes pet data, created on first use. It is not
    * evicted until `release`: a tenant is never dropped with a request in flight.
@@ -116,22 +126,16 @@ export function createTenants(options: {
   const keysByHandle = new Map<string, string>()
   let evicted = 0
   const idOf = (key: string) => (isolated ? key : defaultKey)
-  const scope = (key: string | undefined) => (isolated ? key : undefined)
+  const everyone: TenantRef = Object.freeze({ owner: defaultKey, scope: undefined })
+  const of = (key: string | undefined): TenantRef =>
+    isolated && key !== undefined ? { owner: key, scope: key } : everyone
 
-  /** Evicts the least recently used idle tenant other than the default key's; false when none is idle. */
   const evictOne = (): boolean => {
-    for (const [key, tenant] of tenants) {
-      if (key === defaultKey || tenant.inFlight > 0) continue
-      // Its created pets go back to the pool, its cached answers to the cache, its checkpoints' bytes to theirs.
-      tenant.store.reset()
-      tenant.checkpoints?.clear()
-      tenants.delete(key)
-      keysByHandle.delete(tenant.handle)
-      evicted++
-      options.onEvict(key)
-      return true
-    }
-    return false
+    const key = evictOneOf(tenants, keysByHandle, defaultKey)
+    if (key === undefined) return false
+    evicted++
+    options.onEvict(key)
+    return true
   }
   const tenantOf = (key: string): Tenant => {
     const id = idOf(key)
@@ -167,7 +171,7 @@ export function createTenants(options: {
   tenantOf(defaultKey)
 
   return {
-    scope,
+    of,
     acquire(key) {
       const tenant = tenantOf(key)
       tenant.inFlight++
@@ -194,16 +198,11 @@ export function createTenants(options: {
     },
     existingCheckpoints: (key) => tenants.get(idOf(key))?.checkpoints,
     reset(key) {
-      const scoped = scope(key)
-      if (scoped !== undefined) {
-        const tenant = tenants.get(scoped)
+      const scoped = of(key).scope
+      const reset = scoped === undefined ? [...tenants.values()] : [tenants.get(scoped)]
+      for (const tenant of reset) {
         tenant?.scenarios?.clear()
         tenant?.store.reset()
-        return
-      }
-      for (const tenant of tenants.values()) {
-        tenant.scenarios?.clear()
-        tenant.store.reset()
       }
     },
     reseed(next) {
@@ -213,16 +212,8 @@ export function createTenants(options: {
     count: () => tenants.size,
     evictions: () => evicted,
     seed: () => seedIndex,
-    mostCreated() {
-      let most = 0
-      for (const tenant of tenants.values()) most = Math.max(most, tenant.store.createdCount())
-      return most
-    },
-    mostCheckpoints() {
-      let most = 0
-      for (const tenant of tenants.values()) most = Math.max(most, tenant.checkpoints?.list().length ?? 0)
-      return most
-    },
+    mostCreated: () => mostOf(tenants, (tenant) => tenant.store.createdCount()),
+    mostCheckpoints: () => mostOf(tenants, (tenant) => tenant.checkpoints?.list().length ?? 0),
     // The default key's data first, then the others from the least recently used.
     list: () =>
       [...tenants]
@@ -231,6 +222,34 @@ export function createTenants(options: {
     keyOf: (handle) => keysByHandle.get(handle),
     handleOf: (key) => tenants.get(idOf(key))?.handle,
   }
+}
+
+/**
+ * Evicts the least recently used idle tenant other than the default key's, and answers its key;
+ * undefined when none is idle. Its created pets go back to the pool, its cached answers to the
+ * cache, its checkpoints' bytes to theirs.
+ */
+function evictOneOf(
+  tenants: Map<string, Tenant>,
+  keysByHandle: Map<string, string>,
+  defaultKey: string,
+): string | undefined {
+  for (const [key, tenant] of tenants) {
+    if (key === defaultKey || tenant.inFlight > 0) continue
+    tenant.store.reset()
+    tenant.checkpoints?.clear()
+    tenants.delete(key)
+    keysByHandle.delete(tenant.handle)
+    return key
+  }
+  return undefined
+}
+
+/** The most of a measure any one tenant holds. */
+function mostOf(tenants: Map<string, Tenant>, measure: (tenant: Tenant) => number): number {
+  let most = 0
+  for (const tenant of tenants.values()) most = Math.max(most, measure(tenant))
+  return most
 }
 
 /** 64 random bits: not guessable, and short enough to read on the dashboard. */

@@ -1,16 +1,17 @@
 /**
- * Whether an answer keeps the interface document's promises, whoever gave it: an upstream the
- * sandbox forwards to (`--upstream`), or a live server `verify` checks. Only what the document
+ * The check of an answer against the interface: whether it keeps the interface document's
+ * promises, whoever gave it: an upstream the sandbox forwards to (`--upstream`), or a live server
+ * `verify` checks. It lives beside the API's schemas, which it reads. Only what the document
  * states is checked here: the statuses it lists per operation, JSON, the Pet and Error shapes,
  * an Error's `status` equal to the HTTP status, and an `id` on every Pet. The sandbox's own
  * choices where the document is silent (name lengths, error codes, headers) are not: a real
  * service may choose otherwise and still keep the contract.
  *
- * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
-import type { OperationId } from '../admin/contract.js'
-import { problemsAt, PetStatusSchema } from '../api/contract.js'
+import { problemsAt, PetStatusSchema, type OperationId } from './contract.js'
+import type { PlainAnswer } from '../http/http.js'
 import { eachArrayItem, preview } from '../http/json.js'
 import { LIMITS } from '../limits.js'
 
@@ -45,21 +46,6 @@ const InterfacePetSchema = z.object({
 })
 const InterfaceErrorSchema = z.object({ code: z.string(), message: z.string(), status: z.int() })
 const SHAPES: Readonly<Record<'pet' | 'error', z.ZodType>> = { pet: InterfacePetSchema, error: InterfaceErrorSchema }
-
-/** An answer as any transport gives it: header names in lower case, the body as text. */
-export interface PlainAnswer {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  /** The body as UTF-8 text, for the checks (a transport may decode it on first read). */
-  readonly body: string
-  /**
-   * The body's bytes as they came, when the transport has them: what a relay passes on, and what
-   * a list is checked from, an item at a time.
-   */
-  readonly bytes?: Uint8Array
-  /** Header names (lower case) that came more than once: their values are joined in `headers`. */
-  readonly repeated?: readonly string[]
-}
 
 /** Whether a Content-Type is JSON: `application/json`, with parameters or not. */
 export function isJsonMediaType(contentType: string | undefined): boolean {

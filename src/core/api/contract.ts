@@ -10,6 +10,10 @@ import { InexactNumber, preview } from '../http/json.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 
+/** The interface's three operations: what the journal, scenarios, forwarding and the contract check call them. */
+export const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const
+export type OperationId = (typeof OPERATIONS)[number]
+
 /** Limits of `GET /pets?limit=`, as the interface gives them. */
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const
 
@@ -34,12 +38,6 @@ export const PetSchema = z.object({
 })
 
 export const NewPetSchema = PetSchema.omit({ id: true })
-
-export const ErrorSchema = z.object({
-  code: z.string().meta({ description: 'Machine-readable error code' }),
-  message: z.string().meta({ description: 'Human-readable description' }),
-  status: z.int().min(400).max(599).meta({ description: 'The HTTP status code' }),
-})
 
 export const ListPetsQuerySchema = z.object({
   limit: z
@@ -77,7 +75,6 @@ export type PetStatus = z.infer<typeof PetStatusSchema>
 export type StoreState = z.infer<typeof StoreStateSchema>
 export type Pet = z.infer<typeof PetSchema>
 export type NewPet = z.infer<typeof NewPetSchema>
-export type ErrorBody = z.infer<typeof ErrorSchema>
 export type ListPetsQuery = z.infer<typeof ListPetsQuerySchema>
 
 /** The outcome of checking untrusted input against the contract. */

@@ -9,7 +9,8 @@ import { checkListPetsQuery, checkNewPet, checkPetId, ListPetsQuerySchema, PetId
 import { ApiError } from '../http/errors.js'
 import { json, JSON_HEADERS } from '../http/http.js'
 import { readQuery } from '../http/query.js'
-import { METHODS, type Exchange, type Operation, type Route } from '../http/routes.js'
+import { METHODS } from '../http/routes.js'
+import type { ApiExchange, ApiOperation, ApiRoute } from './exchange.js'
 import type { TenantStore } from './store.js'
 
 /**
@@ -20,7 +21,7 @@ export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z')
 export const GET_PET_SUNSET_AT = new Date('2030-12-05T00:00:00Z')
 const SUNSET_MS = GET_PET_SUNSET_AT.getTime()
 
-const listPets: Operation = {
+const listPets: ApiOperation = {
   id: 'listPets',
   summary: 'List animals',
   description: 'Returns animals ordered by id ascending, at most `limit` of them, filtered by `status`.',
@@ -38,7 +39,7 @@ const listPets: Operation = {
   },
 }
 
-function createPet(basePath: string): Operation {
+function createPet(basePath: string): ApiOperation {
   return {
     id: 'createPet',
     summary: 'Add an animal',
@@ -65,7 +66,7 @@ function createPet(basePath: string): Operation {
   }
 }
 
-function getPet(basePath: string): Operation {
+function getPet(basePath: string): ApiOperation {
   return {
     id: 'getPet',
     summary: 'Fetch one animal (deprecated)',
@@ -82,8 +83,8 @@ function getPet(basePath: string): Operation {
     errors: ['invalid_parameter', 'pet_not_found', 'gone'],
     parameters: () => [petIdParameter()],
     success: [{ status: 200, description: 'The Pet', schema: 'Pet' }],
-    run({ params, state, store }: Exchange) {
-      if (state.clock() >= SUNSET_MS) {
+    run({ params, now, store }: ApiExchange) {
+      if (now() >= SUNSET_MS) {
         throw new ApiError(
           'gone',
           `getPet was removed on ${GET_PET_SUNSET_AT.toUTCString()}; use GET ${basePath}/pets with the status filter`,
@@ -106,7 +107,7 @@ function held(store: TenantStore | undefined): TenantStore {
 }
 
 /** An area the interface names without showing its shape: every call answers 501 after authentication. */
-function notImplemented(id: string, description: string, parameters?: Operation['parameters']): Operation {
+function notImplemented(id: string, description: string, parameters?: ApiOperation['parameters']): ApiOperation {
   return {
     id,
     summary: 'Not implemented by the sandbox',
@@ -124,7 +125,7 @@ function notImplemented(id: string, description: string, parameters?: Operation[
   }
 }
 
-function labelled(stability: 'experimental' | 'beta'): Route {
+function labelled(stability: 'experimental' | 'beta'): ApiRoute {
   const parameter = {
     name: 'endpoint',
     in: 'path',
@@ -140,11 +141,15 @@ function labelled(stability: 'experimental' | 'beta'): Route {
       () => [parameter],
     ),
   ])
-  return { area: 'api', path: `/${stability}/{endpoint}`, methods: Object.fromEntries(operations) as Route['methods'] }
+  return {
+    area: 'api',
+    path: `/${stability}/{endpoint}`,
+    methods: Object.fromEntries(operations) as ApiRoute['methods'],
+  }
 }
 
 /** The API's routes under `basePath`. */
-export function petRoutes(basePath: string): Route[] {
+export function petRoutes(basePath: string): ApiRoute[] {
   return [
     { area: 'api', path: '/pets', methods: { GET: listPets, POST: createPet(basePath) } },
     { area: 'api', path: '/pets/{petId}', methods: { GET: getPet(basePath) } },

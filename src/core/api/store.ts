@@ -145,15 +145,7 @@ export function createTenantStore(
   }
   // The stored pet itself, seeded or created: callers copy it or serialise it at once.
   const stored = (id: number): Pet | undefined => state.base.get(id) ?? state.createdById.get(id)
-  // The stored pets themselves: callers copy them or serialise them at once.
-  const select = (status: PetStatus | undefined, limit: number | undefined): readonly Pet[] => {
-    const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
-    const created = status === undefined ? state.created : (state.createdByStatus.get(status) ?? [])
-    const first = seeded.slice(0, limit ?? seeded.length + created.length)
-    return first.length === limit || created.length === 0
-      ? first
-      : [...first, ...created.slice(0, (limit ?? Infinity) - first.length)]
-  }
+  const select = (status: PetStatus | undefined, limit: number | undefined) => selectPets(state, status, limit)
 
   return {
     list: (query = {}) => select(query.status, query.limit).map(copy),
@@ -182,38 +174,11 @@ export function createTenantStore(
       }
       return text
     },
-    page(offset, limit, status) {
-      const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
-      const created = status === undefined ? state.created : (state.createdByStatus.get(status) ?? [])
-      const pets = [
-        ...seeded.slice(offset, offset + limit).map((pet) => ({ ...copy(pet), created: false })),
-        ...created
-          .slice(Math.max(0, offset - seeded.length), Math.max(0, offset + limit - seeded.length))
-          .map((pet) => ({ ...copy(pet), created: true })),
-      ]
-      return { total: seeded.length + created.length, pets }
-    },
+    page: (offset, limit, status) => pageOf(state, offset, limit, status),
     createdCount: () => state.created.length,
     insert(newPet) {
       const id = state.nextId
-      if (id > Number.MAX_SAFE_INTEGER) {
-        throw new ApiError(
-          'insufficient_storage',
-          `No id is left: ids go up to ${Number.MAX_SAFE_INTEGER}, and the highest is taken. Reset, or import a state with lower ids.`,
-        )
-      }
-      if (state.created.length >= maxCreatedPets) {
-        throw new ApiError(
-          'insufficient_storage',
-          `This key's data already holds ${maxCreatedPets} pets created since its last reset, the most the sandbox keeps. Reset to create more.`,
-        )
-      }
-      if (pool.used >= pool.max) {
-        throw new ApiError(
-          'insufficient_storage',
-          `The sandbox already holds ${pool.max} pets created since their resets, in all keys together (the createdPets limit). Reset to create more.`,
-        )
-      }
+      checkRoom(state, maxCreatedPets, pool)
       state.nextId = id + 1
       pool.used++
       changes.count++
@@ -245,6 +210,56 @@ export function createTenantStore(
       seed = next
       replace(fresh(seed))
     },
+  }
+}
+
+/** The stored pets of a list, in id order: callers copy them or serialise them at once. */
+function selectPets(state: State, status: PetStatus | undefined, limit: number | undefined): readonly Pet[] {
+  const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
+  const created = status === undefined ? state.created : (state.createdByStatus.get(status) ?? [])
+  const first = seeded.slice(0, limit ?? seeded.length + created.length)
+  return first.length === limit || created.length === 0
+    ? first
+    : [...first, ...created.slice(0, (limit ?? Infinity) - first.length)]
+}
+
+/** One page of the whole store in id order, each pet marked when it was created since the last reset. */
+function pageOf(
+  state: State,
+  offset: number,
+  limit: number,
+  status: PetStatus | undefined,
+): { total: number; pets: (Pet & { created: boolean })[] } {
+  const seeded = status === undefined ? state.base.all : (state.base.byStatus.get(status) ?? [])
+  const created = status === undefined ? state.created : (state.createdByStatus.get(status) ?? [])
+  const pets = [
+    ...seeded.slice(offset, offset + limit).map((pet) => ({ ...copy(pet), created: false })),
+    ...created
+      .slice(Math.max(0, offset - seeded.length), Math.max(0, offset + limit - seeded.length))
+      .map((pet) => ({ ...copy(pet), created: true })),
+  ]
+  return { total: seeded.length + created.length, pets }
+}
+
+/** Room for one more created pet: an id left, the tenant's budget, and the pool's (507 otherwise). */
+function checkRoom(state: State, maxCreatedPets: number, pool: { readonly used: number; readonly max: number }): void {
+  if (state.nextId > Number.MAX_SAFE_INTEGER) {
+    throw new ApiError(
+      'insufficient_storage',
+      `No id is left: ids go up to ${Number.MAX_SAFE_INTEGER}, and the highest is taken. Reset, or import a state with lower ids.`,
+    )
+  }
+  if (state.created.length >= maxCreatedPets) {
+    throw new ApiError(
+      'insufficient_storage',
+      `This key's data already holds ${maxCreatedPets} pets created since its last reset, the most the sandbox keeps. Reset to create more.`,
+    )
+  }
+  if (pool.used >= pool.max) {
+    throw new ApiError(
+      'insufficient_storage',
+      `The sandbox already holds ${pool.max} pets created since their resets, in all keys together (the createdPets limit). Reset to create more.`,
+    )
   }
 }
 

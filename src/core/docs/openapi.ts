@@ -9,12 +9,12 @@
 import * as z from 'zod'
 import { adminRoutes } from '../admin/operations.js'
 import { DEFAULT_API_KEY } from '../api/auth.js'
-import { ErrorSchema, NewPetSchema, PetSchema, PetStatusSchema } from '../api/contract.js'
-import { ERROR_CODES, type ErrorCode } from '../http/errors.js'
+import { NewPetSchema, PetSchema, PetStatusSchema } from '../api/contract.js'
+import { ERROR_CODES, ErrorSchema, type ErrorCode } from '../http/errors.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { petRoutes } from '../api/operations.js'
 import { answeredBeforeRouting, ERROR_HEADERS, errorCodesOf, RELAYED_CSP, VIOLATIONS_HEADER } from '../http/answers.js'
-import { METHODS, type Operation, type Route, type Success } from '../http/routes.js'
+import { METHODS, type OperationSpec, type Route, type Success } from '../http/routes.js'
 import { LIMITS } from '../limits.js'
 
 type Json = Record<string, unknown>
@@ -76,7 +76,7 @@ function pathItem(route: Route): Json {
   }
 }
 
-function operationObject(route: Route, operation: Operation): Json {
+function operationObject(route: Route, operation: OperationSpec): Json {
   const unimplemented = operation.errors.includes('not_implemented')
   const tags = route.area === 'admin' ? ['sandbox'] : unimplemented ? [] : ['pets']
   const parameters = [...(operation.parameters?.() ?? []), ...(operation.simulated === true ? [PREFER] : [])]
@@ -141,7 +141,7 @@ function withRelayedHeader(responses: Record<string, Json>): Record<string, Json
 }
 
 /** The errors an operation can answer (answers.ts), grouped by status. */
-function errorResponses(operation: Operation): Record<string, Json> {
+function errorResponses(operation: OperationSpec): Record<string, Json> {
   const codes = errorCodesOf(operation)
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of Object.keys(ERROR_CODES) as ErrorCode[]) {
@@ -273,7 +273,7 @@ function header(description: string, schema: Json): Json {
 
 function withHeaders(
   responses: Record<string, Json>,
-  operation: Operation,
+  operation: OperationSpec,
   headers: Readonly<Record<string, string>>,
 ): Record<string, Json> {
   const schemas = Object.fromEntries(

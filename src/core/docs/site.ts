@@ -11,8 +11,7 @@ import { ADMIN_PATH, DOCS_PATH, UI_PATH } from '../http/mounts.js'
 import type { CoreResponse } from '../http/http.js'
 import { createOpenApiDocument } from './openapi.js'
 import { dashboardPage, escapeHtml } from './dashboard-page.js'
-import type { Operation, Route } from '../http/routes.js'
-import type { SandboxState } from '../admin/state.js'
+import type { AdminOperation, AdminRoute, SiteContext } from '../admin/exchange.js'
 
 /** The 404 for a path outside the API: it says where the API and the admin routes are. */
 export function notFoundOutsideApi(path: string, basePath: string): ApiError {
@@ -22,17 +21,17 @@ export function notFoundOutsideApi(path: string, basePath: string): ApiError {
   )
 }
 
-const referencePage: Operation = {
+const referencePage: AdminOperation = {
   id: 'referencePage',
   summary: 'The API reference page',
   key: 'none',
   hidden: true,
   errors: [],
   success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
-  run: ({ state }) => html(page(DOCS_PATH, state.defaultKey)),
+  run: ({ site }) => html(page(DOCS_PATH, site.defaultKey)),
 }
 
-const docsAsset: Operation = {
+const docsAsset: AdminOperation = {
   id: 'docsAsset',
   summary: "The reference page's assets",
   key: 'optional',
@@ -40,7 +39,7 @@ const docsAsset: Operation = {
   shipped: true,
   errors: ['not_found'],
   success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
-  run({ params, state, target }) {
+  run({ params, site, target }) {
     const name = params.file ?? ''
     if (name === 'reference.js') {
       return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8' }, body: REFERENCE_SCRIPT }
@@ -49,12 +48,12 @@ const docsAsset: Operation = {
       return { status: 200, headers: { 'Content-Type': 'text/css; charset=utf-8' }, body: REFERENCE_STYLE }
     }
     // Swagger UI's files change only with the package.
-    return shipped(state, name, target.path, 'public, max-age=3600')
+    return shipped(site, name, target.path, 'public, max-age=3600')
   },
 }
 
 /** The dashboard: an admin page, so served to allowed hosts and readable from local origins only. */
-const dashboard: Operation = {
+const dashboard: AdminOperation = {
   id: 'dashboard',
   summary: 'The dashboard',
   key: 'none',
@@ -62,18 +61,18 @@ const dashboard: Operation = {
   errors: [],
   success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
   // Another machine gets the page without the key: it asks for one (admin routes want it from there).
-  run: ({ state, elsewhere }) =>
+  run: ({ site, elsewhere }) =>
     html(
       dashboardPage({
-        apiKey: elsewhere === true ? '' : state.defaultKey,
-        apiBase: state.basePath,
+        apiKey: elsewhere ? '' : site.defaultKey,
+        apiBase: site.basePath,
         assetsPath: UI_PATH,
       }),
     ),
 }
 
 /** The dashboard's script and styles, built with the package and shipped by the host. */
-const dashboardAsset: Operation = {
+const dashboardAsset: AdminOperation = {
   id: 'dashboardAsset',
   summary: "The dashboard's assets",
   key: 'none',
@@ -82,21 +81,21 @@ const dashboardAsset: Operation = {
   errors: ['not_found'],
   success: [{ status: 200, description: 'The file', mediaType: 'application/octet-stream' }],
   // Revalidated: a rebuilt dashboard must not run beside a cached old script.
-  run: ({ params, state, target }) => shipped(state, `ui/${params.file ?? ''}`, target.path, 'no-cache'),
+  run: ({ params, site, target }) => shipped(site, `ui/${params.file ?? ''}`, target.path, 'no-cache'),
 }
 
 /** A file the host ships, or the 404 any unknown path outside the API gets. */
-function shipped(state: SandboxState, name: string, path: string, cacheControl: string): CoreResponse {
-  const asset = state.assets(name)
-  if (asset === undefined) throw notFoundOutsideApi(path, state.basePath)
+function shipped(site: SiteContext, name: string, path: string, cacheControl: string): CoreResponse {
+  const asset = site.assets(name)
+  if (asset === undefined) throw notFoundOutsideApi(path, site.basePath)
   return { status: 200, headers: { 'Content-Type': asset.type, 'Cache-Control': cacheControl }, body: asset.bytes }
 }
 
 /** The site's routes; each sandbox gets its own, holding its own copy of the document once built. */
-export function siteRoutes(): Route[] {
+export function siteRoutes(): AdminRoute[] {
   // Built on first request: nothing at start-up needs it, and it never changes.
   let documentText: string | undefined
-  const openApiDocument: Operation = {
+  const openApiDocument: AdminOperation = {
     id: 'openApiDocument',
     summary: 'This OpenAPI document',
     key: 'none',

@@ -1,13 +1,13 @@
 /**
- * What the pipeline (pipeline.ts) can answer around an operation, said once: the Error codes each
+ * What the dispatcher and its stages (dispatch.ts) can answer around an operation, said once: the Error codes each
  * check produces, given what the route's row says, and the headers each such answer carries. The
  * OpenAPI document lists these answers and CORS exposes these headers, both from here, so a new
  * check in the pipeline is one row below, not three lists to keep in step.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { ErrorCode } from './errors.js'
-import type { Operation } from './routes.js'
+import { ApiError, type ErrorCode } from './errors.js'
+import type { OperationSpec } from './routes.js'
 
 /**
  * Codes the pipeline can answer before it knows the operation: such an answer carries none of
@@ -34,11 +34,11 @@ export function answeredBeforeRouting(code: ErrorCode): boolean {
 interface PipelineAnswer {
   readonly codes: readonly ErrorCode[]
   /** The rows it applies to; every row when left out. */
-  readonly when?: (operation: Operation) => boolean
+  readonly when?: (operation: OperationSpec) => boolean
 }
 
-const readsBody = (operation: Operation) => operation.body !== undefined
-const simulated = (operation: Operation) => operation.simulated === true
+const readsBody = (operation: OperationSpec) => operation.body !== undefined
+const simulated = (operation: OperationSpec) => operation.simulated === true
 
 const PIPELINE_ANSWERS: readonly PipelineAnswer[] = [
   // Before any route: the request line and headers (a bad target, a header sent twice, a Host
@@ -89,7 +89,7 @@ export const ERROR_HEADERS: Readonly<Partial<Record<ErrorCode, Readonly<Record<s
 }
 
 /** Every Error code an operation can answer: its own, and the pipeline's given its row. */
-export function errorCodesOf(operation: Operation): Set<ErrorCode> {
+export function errorCodesOf(operation: OperationSpec): Set<ErrorCode> {
   const codes = new Set<ErrorCode>(operation.errors)
   for (const answer of PIPELINE_ANSWERS) {
     if (answer.when === undefined || answer.when(operation)) for (const code of answer.codes) codes.add(code)
@@ -98,7 +98,7 @@ export function errorCodesOf(operation: Operation): Set<ErrorCode> {
 }
 
 /** Every response header an operation's answers can carry: its rows', its errors', Preference-Applied and the relayed answers' count. */
-export function responseHeadersOf(operation: Operation): Set<string> {
+export function responseHeadersOf(operation: OperationSpec): Set<string> {
   const names = new Set<string>(Object.keys(operation.headers ?? {}))
   for (const success of operation.success) for (const name of Object.keys(success.headers ?? {})) names.add(name)
   for (const code of errorCodesOf(operation)) for (const name of Object.keys(ERROR_HEADERS[code] ?? {})) names.add(name)
@@ -111,10 +111,15 @@ export function responseHeadersOf(operation: Operation): Set<string> {
 }
 
 /** The request headers some operation reads besides Host and Origin: what a preflight must allow. */
-export function requestHeadersOf(operations: readonly Operation[]): string[] {
+export function requestHeadersOf(operations: readonly OperationSpec[]): string[] {
   return [
     ...(operations.some((operation) => operation.key !== 'none') ? ['Authorization'] : []),
     ...(operations.some(readsBody) ? ['Content-Type'] : []),
     ...(operations.some(simulated) ? ['Prefer'] : []),
   ]
+}
+
+/** The 405 of a method a route does not answer, with the Allow it does. */
+export function methodNotAllowed(method: string, path: string, allow: string): ApiError {
+  return new ApiError('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allow}`, { Allow: allow })
 }

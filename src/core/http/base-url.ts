@@ -2,7 +2,7 @@
  * Where the API lives. By default any origin with the path prefix `/v1`, so the same
  * handlers answer `/v1/pets` in a browser and `https://any.host/v1/pets` in Node.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 
 export const DEFAULT_BASE_PATH = '/v1'

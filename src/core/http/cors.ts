@@ -9,14 +9,14 @@
  * readable from local origins and the sandbox's own, whatever the flag; the same rule keeps
  * other sites' pages from steering the admin routes at all (`refuseAdmin`).
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { requestHeadersOf, responseHeadersOf } from './answers.js'
 import { ApiError } from './errors.js'
 import { ownOrigin } from './forwarded.js'
-import { header, type CoreRequest } from './http.js'
+import { errorResponse, header, type CoreRequest, type CoreResponse } from './http.js'
 import { isLocalOrigin } from './local.js'
-import { allowedMethods, METHODS, type Area, type Route } from './routes.js'
+import { allowedMethods, METHODS, type Area, type Route, type RouteTable } from './routes.js'
 
 export interface CorsPolicy {
   /** Whether a page from this origin may read answers from this area. */
@@ -63,10 +63,9 @@ export function createCorsPolicy(
     allows,
     refuseAdmin(request) {
       const origin = header(request.headers, 'origin')
-      if (origin === undefined || isLocalOrigin(origin)) return undefined
+      if (origin === undefined || isAdminOrigin(request, origin)) return undefined
       const own = ownOrigin(request, trustProxy)
       const sent = originOf(origin)
-      if (sent === own) return undefined
       // The page's own host over https while the sandbox sees http: a proxy terminating TLS.
       const proxied = !trustProxy && own !== undefined && sent.startsWith('https://') && sent.slice(8) === own.slice(7)
       return new ApiError(
@@ -103,4 +102,29 @@ export function createCorsPolicy(
 /** An Origin as the server's own origin is spelled (lower case, no default port); as sent when it is no URL. */
 function originOf(origin: string): string {
   return URL.canParse(origin) ? new URL(origin).origin : origin
+}
+
+/**
+ * The answer to a CORS preflight (OPTIONS, on a server): 204 with what the route allows, or 403
+ * for an Origin that may not read this area.
+ */
+export function answerPreflight(
+  cors: CorsPolicy,
+  table: RouteTable,
+  request: CoreRequest,
+  path: string,
+  area: Area,
+): CoreResponse {
+  const origin = header(request.headers, 'origin')
+  if (origin !== undefined && !cors.allows(request, origin, area)) return errorResponse(originRefused(origin, area))
+  return { status: 204, headers: cors.preflight(request, table.match(path, area)?.route, area), body: null }
+}
+
+function originRefused(origin: string, area: Area): ApiError {
+  return new ApiError(
+    'forbidden',
+    area === 'api'
+      ? `Pages from origin ${origin} may not call the API; start the sandbox with --cors-origin ${origin} (or PETSTORE_CORS_ORIGINS) to let them`
+      : `Pages from origin ${origin} may not read the admin routes, the reference page or the document: they are for local origins and the sandbox's own only`,
+  )
 }

@@ -2,9 +2,18 @@
  * The one error path: every failure, in the handlers or around them in the server,
  * becomes an Error body `{ code, message, status }` through `errorBody`.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { ErrorBody } from '../api/contract.js'
+import * as z from 'zod'
+
+/** The interface's Error: what every refusal answers, whichever folder refuses. */
+export const ErrorSchema = z.object({
+  code: z.string().meta({ description: 'Machine-readable error code' }),
+  message: z.string().meta({ description: 'Human-readable description' }),
+  status: z.int().min(400).max(599).meta({ description: 'The HTTP status code' }),
+})
+
+export type ErrorBody = z.infer<typeof ErrorSchema>
 
 /**
  * Stable, machine-readable error codes. The interface leaves the values open;

@@ -1,9 +1,9 @@
 /**
  * Who the server is, as the request tells it: its Host, and behind a trusted proxy the proxy's
- * `X-Forwarded-*` or `Forwarded` headers. The Host rule (handle.ts) checks these names; the
+ * `X-Forwarded-*` or `Forwarded` headers. The Host rule (head.ts) checks these names; the
  * Origin rule (cors.ts) compares a page's origin with the server's own.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { header, type CoreRequest } from './http.js'
 

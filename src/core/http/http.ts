@@ -2,9 +2,9 @@
  * The core's view of HTTP: a plain request in, a plain response out. No Fetch objects, no
  * node:http, so the same rules run behind msw (Node and browsers) and behind node:http.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { errorBody, type ApiError, type ErrorCode } from './errors.js'
+import { ApiError, errorBody, type ErrorCode } from './errors.js'
 
 /** Request headers by lower-case name, as node:http gives them (a list only for repeated Set-Cookie-like headers). */
 export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
@@ -128,6 +128,16 @@ export function errorResponse(error: ApiError): CoreResponse {
   return json(error.status, error.toBody(), error.headers)
 }
 
+/**
+ * A thrown value as an answer: an ApiError answers as itself; anything else is a bug of the
+ * sandbox's, told to `report` and answered 500 (never bad input: that is always an ApiError).
+ */
+export function failureAnswer(error: unknown, report: (error: unknown) => void): CoreResponse {
+  if (error instanceof ApiError) return errorResponse(error)
+  report(error)
+  return errorResponse(new ApiError('internal_error', 'The sandbox failed to handle this request; see its log'))
+}
+
 /** An Error response for a code and message, for adapters that meet a request Node could not parse. */
 export function errorAnswer(code: ErrorCode, message: string): CoreResponse {
   const body = errorBody(code, message)
@@ -138,4 +148,19 @@ export function errorAnswer(code: ErrorCode, message: string): CoreResponse {
 export function header(headers: RequestHeaders, name: string): string | undefined {
   const value = headers[name]
   return typeof value === 'string' ? value : value?.[0]
+}
+
+/** An answer as any transport gives it: header names in lower case, the body as text. */
+export interface PlainAnswer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** The body as UTF-8 text, for the checks (a transport may decode it on first read). */
+  readonly body: string
+  /**
+   * The body's bytes as they came, when the transport has them: what a relay passes on, and what
+   * a list is checked from, an item at a time.
+   */
+  readonly bytes?: Uint8Array
+  /** Header names (lower case) that came more than once: their values are joined in `headers`. */
+  readonly repeated?: readonly string[]
 }

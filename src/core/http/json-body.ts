@@ -1,13 +1,12 @@
 /**
- * Reading a request body as JSON, from the bytes an adapter read: the content coding, the
- * content type, the cap, UTF-8, and JSON whose numbers keep their literals. Failures are
- * ApiErrors. Large bodies (a state import) are parsed in slices, so they never hold the event
- * loop for long.
+ * Reading a request body as JSON, from the bytes body intake let through (body.ts): the content
+ * type, UTF-8, and JSON whose numbers keep their literals. Failures are ApiErrors. Large bodies
+ * (a state import) are parsed in slices, so they never hold the event loop for long.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
-import { header, type BodyRead, type RequestHeaders } from './http.js'
+import { header, type RequestHeaders } from './http.js'
 import { readJson, readJsonInSlices } from './json.js'
 
 /** Texts longer than this are parsed in slices; shorter ones at once (a NewPet is under 1 KiB). */
@@ -18,38 +17,8 @@ export function pause(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0))
 }
 
-/**
- * A body sent with a content coding (gzip, br...) is refused before it is read: the sandbox
- * reads identity bodies only, and says so (RFC 7694: 415 with Accept-Encoding).
- */
-export function checkContentCoding(headers: RequestHeaders): void {
-  const coding = header(headers, 'content-encoding')
-  if (coding === undefined) return
-  const codings = coding
-    .split(',')
-    .map((item) => item.trim().toLowerCase())
-    .filter((item) => item !== '' && item !== 'identity')
-  if (codings.length === 0) return
-  throw new ApiError(
-    'unsupported_media_type',
-    `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed, without Content-Encoding`,
-    { 'Accept-Encoding': 'identity' },
-  )
-}
-
-/**
- * The request body parsed as JSON. Refuses a non-JSON content type (415), a body over the cap
- * (413; the adapter read at most the cap and said so), and an empty, non-UTF-8 or malformed
- * body, including one with a duplicated key (400). `onText` sees the text before parsing, so
- * the journal can keep what was sent even when it is not JSON.
- */
-export async function readJsonBody(
-  headers: RequestHeaders,
-  read: BodyRead,
-  maxBytes: number,
-  emptyHint: string,
-  onText: (text: string) => void = () => undefined,
-): Promise<unknown> {
+/** A body sent as anything but JSON is refused (415) before its size or its text are looked at. */
+export function checkJsonContentType(headers: RequestHeaders): void {
   const contentType = header(headers, 'content-type')
   if (contentType !== undefined && !isJsonMediaType(contentType)) {
     throw new ApiError(
@@ -57,8 +26,18 @@ export async function readJsonBody(
       `Content-Type must be application/json, got ${JSON.stringify(contentType)}`,
     )
   }
-  const bytes = read.body ?? new Uint8Array(0)
-  if (read.truncated || bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
+}
+
+/**
+ * The request body parsed as JSON, from bytes within their cap (body.ts). Refuses an empty,
+ * non-UTF-8 or malformed body, including one with a duplicated key (400). `onText` sees the text
+ * before parsing, so the journal can keep what was sent even when it is not JSON.
+ */
+export async function readJsonBody(
+  bytes: Uint8Array,
+  emptyHint: string,
+  onText: (text: string) => void = () => undefined,
+): Promise<unknown> {
   let text: string
   try {
     // The byte-order mark stays in the text: readJson skips one, for bodies as for files.
@@ -98,10 +77,6 @@ async function decodeInSlices(bytes: Uint8Array): Promise<string> {
   }
   parts.push(reader.decode())
   return parts.join('')
-}
-
-export function tooLarge(maxBytes: number): ApiError {
-  return new ApiError('payload_too_large', `body must be at most ${maxBytes} bytes`)
 }
 
 function isJsonMediaType(contentType: string): boolean {

@@ -16,14 +16,15 @@
  * Line and column numbers in messages start at 1, count characters (a surrogate pair is one)
  * and do not count the byte-order mark.
  *
- * Kept by hand after measuring (bench/json-reader, Node 20.20.2, 2-core EPYC): an 85-byte
+ * Kept by hand after measuring (Node 20.20.2, 2-core EPYC; a one-off script, bench/json-reader,
+ * removed after 0.9.1: see docs/performance.md and commit 300ef92): an 85-byte
  * createPet body reads in 0.60 µs, where lossless-json with the same hooks takes 1.0 µs, a
  * pre-scan plus JSON.parse that keeps every guarantee 0.60 µs, and JSON.parse alone 0.32 µs with
  * none of them; the 8 MiB state import (136,678 pets) reads in 126 ms in 13 slices, none over
  * 31 ms, where JSON.parse holds the event loop 46-58 ms in one block, a pre-scan plus JSON.parse
  * 98 ms, lossless-json 190 ms, and a `context.source` reviver (behind a flag on Node 20) 460 ms.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { LIMITS } from '../limits.js'
 

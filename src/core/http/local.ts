@@ -5,7 +5,7 @@
  * host-validation-middleware implements it): local names and every IP literal pass; other names
  * only when allowed, a leading dot allowing a domain and its subdomains.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 
 const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/

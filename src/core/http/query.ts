@@ -1,7 +1,7 @@
 /**
  * Query parameters read as single strings: what the list operations and the journal route take.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { ApiError } from './errors.js'
 

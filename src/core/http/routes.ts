@@ -4,39 +4,18 @@
  * body cap, simulated conditions, headers) and what the OpenAPI document says of it. Dispatch,
  * `Allow`, the 404/405/501 answers, the OpenAPI document and the CORS headers all read these rows.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { z } from 'zod'
 import type { ErrorCode } from './errors.js'
-import type { CoreRequest, CoreResponse } from './http.js'
-import type { SandboxState } from '../admin/state.js'
-import type { TenantStore } from '../api/store.js'
 import { escapeRegExp } from './base-url.js'
 import { ADMIN_PATH } from './mounts.js'
-import type { Target } from './target.js'
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type Method = (typeof METHODS)[number]
 
 /** Where a route is mounted: under the API's base path, under `/__sandbox`, or at the site root. */
 export type Area = 'api' | 'admin' | 'site'
-
-/** What one request carries through its operation. */
-export interface Exchange {
-  readonly request: CoreRequest
-  readonly target: Target
-  /** Path parameters, as sent (not decoded). */
-  readonly params: Readonly<Record<string, string>>
-  /** The key the request authenticated with; undefined on admin routes called without one. */
-  readonly key: string | undefined
-  readonly state: SandboxState
-  /** The key's data, held for this request, when the operation reads or writes pets. */
-  readonly store: TenantStore | undefined
-  /** Admin and site routes: the request came from another machine (its page gets no key). */
-  readonly elsewhere?: boolean
-  /** The JSON body, when the operation reads one (the pipeline parses it first). */
-  readonly body: unknown
-}
 
 /** A response the operation documents besides its errors. */
 export interface Success {
@@ -50,7 +29,13 @@ export interface Success {
   readonly mediaType?: string
 }
 
-export interface Operation {
+/**
+ * What the route table, the dispatcher, `Allow`, CORS and the OpenAPI document know of an
+ * operation: everything but how it runs. Each area adds its own `run` over an exchange of its
+ * own (api/exchange.ts, admin/exchange.ts, docs/site.ts), so nothing here knows what an
+ * operation is given.
+ */
+export interface OperationSpec {
   /** The OpenAPI operationId; for the pet operations also what the journal and scenarios call them. */
   readonly id: string
   readonly summary: string
@@ -83,30 +68,32 @@ export interface Operation {
   readonly hidden?: boolean
   /** A file the package ships, the same for every reader: the admin routes' Origin rule does not apply. */
   readonly shipped?: boolean
-  readonly run: (exchange: Exchange) => CoreResponse | Promise<CoreResponse>
 }
 
-export interface Route {
+export interface Route<O extends OperationSpec = OperationSpec> {
   readonly area: Area
   /** The path under the area's mount, with `{name}` for a segment: `/pets/{petId}`. */
   readonly path: string
-  readonly methods: Readonly<Partial<Record<Method, Operation>>>
+  readonly methods: Readonly<Partial<Record<Method, O>>>
 }
 
-export interface Match {
-  readonly route: Route
+export interface Match<O extends OperationSpec = OperationSpec> {
+  readonly route: Route<O>
   readonly params: Readonly<Record<string, string>>
 }
 
-export interface RouteTable {
-  readonly routes: readonly Route[]
+export interface RouteTable<O extends OperationSpec = OperationSpec> {
+  readonly routes: readonly Route<O>[]
   /** The area a path belongs to: under the base path, under /__sandbox, or neither. */
   areaOf(path: string): Area
   /** The route of an area a path matches, with its parameters; a trailing slash is ignored. */
-  match(path: string, area: Area): Match | undefined
+  match(path: string, area: Area): Match<O> | undefined
 }
 
-export function createRouteTable(basePath: string, routes: readonly Route[]): RouteTable {
+export function createRouteTable<O extends OperationSpec>(
+  basePath: string,
+  routes: readonly Route<O>[],
+): RouteTable<O> {
   const compiled = routes.map((route) => {
     const names: string[] = []
     const mount = route.area === 'api' ? basePath : route.area === 'admin' ? ADMIN_PATH : ''
@@ -156,6 +143,6 @@ export function allowedMethods(route: Route): string {
 }
 
 /** The operation a method runs on a route: HEAD runs GET's, and its answer goes without a body. */
-export function operationFor(route: Route, method: string): Operation | undefined {
+export function operationFor<O extends OperationSpec>(route: Route<O>, method: string): O | undefined {
   return route.methods[(method === 'HEAD' ? 'GET' : method) as Method]
 }

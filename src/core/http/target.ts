@@ -3,7 +3,7 @@
  * decode `%2e`, which is how `/v1/%2e%2e/__sandbox/reset` once reached the admin routes: here
  * the path is only split from its query, never decoded or normalised.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { Limits } from '../limits.js'
 import { ApiError } from './errors.js'

@@ -3,7 +3,7 @@
  * answer: the adapter says only what it saw (a timeout, the chunk where the header limit was hit,
  * the parser's reason), and writes what comes back.
  *
- * May import: core/http, core/limits.ts, zod; core/api and core/admin as types only. No msw, no node:*, no adapter.
+ * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { errorAnswer, errorResponse, type CoreResponse } from './http.js'
 import { targetTooLong } from './target.js'

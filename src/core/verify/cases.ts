@@ -15,7 +15,7 @@
  *
  * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { OperationId } from '../admin/contract.js'
+import type { OperationId } from '../api/contract.js'
 
 export type CaseSource = 'interface' | 'choice'
 

@@ -8,7 +8,8 @@
  * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { HEADER_RULES, type Case, type CaseSource, type SilentTopic } from './cases.js'
-import { contractViolations, errorViolations, type PlainAnswer } from './conformance.js'
+import { contractViolations, errorViolations } from '../api/answer-check.js'
+import type { PlainAnswer } from '../http/http.js'
 
 /**
  * A side's `send` throws this when the server cannot be reached (nothing listens, no such name, or

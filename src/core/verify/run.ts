@@ -7,7 +7,8 @@
  * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { cases as allCases, type Case } from './cases.js'
-import { unlistedStatus, type PlainAnswer } from './conformance.js'
+import { unlistedStatus } from '../api/answer-check.js'
+import type { PlainAnswer } from '../http/http.js'
 import { codeOf, differences, judge, Unreachable, type Context, type Finding, type Pet, type Side } from './judge.js'
 
 export type Kind = 'same' | 'drift' | 'note' | 'skipped'

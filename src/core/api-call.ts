@@ -1,0 +1,294 @@
+/**
+ * An API request, as one call object passed through its phases in order:
+ *
+ *   identify:  authenticate (401) -> route (404, 405; a forwarded path parameter that climbs, 400)
+ *              -> hold the key's tenant (503 past the tenants cap)
+ *   read:      the body, within its cap (413, 415), when no refusal came first
+ *   wait:      --delay, refusals included
+ *   simulate:  scenarios, Prefer and the failure rate (admin/scenarios.ts)
+ *   answer:    forward to the upstream (upstream.ts), or execute the operation over the tenant's data
+ *   record:    release what the call held, its headers, the counters, the journal, the events
+ *
+ * Everything that needs no body is decided first, so a refused body is never read. The key is
+ * read first so that the tenant is held from here to the answer, every delay included: a tenant
+ * is never evicted mid-request. A refusal still waits out --delay. Without a body, a delay or a
+ * scenario to wait for (the common request), the call runs through without a promise: the
+ * pipeline's work per request was measured under wrk, and awaits and object spreads were a good
+ * part of it.
+ *
+ * May import: every core folder, zod. No msw, no node:*, no adapter.
+ */
+import type { Authenticate } from './api/auth.js'
+import { OPERATIONS, type OperationId } from './api/contract.js'
+import type { ApiExchange, ApiOperation } from './api/exchange.js'
+import type { TenantStore } from './api/store.js'
+import type { Clock } from './admin/clock.js'
+import type { ForwardingState } from './admin/forwarding.js'
+import type { Recorder } from './admin/recording.js'
+import { NONE_APPLIED, simulate, type Simulation } from './admin/scenarios.js'
+import type { Tenants } from './admin/tenants.js'
+import { checkUnusedBody, jsonBodyOf, NO_SLOT, takeBody, type BodySlots } from './http/body.js'
+import { ApiError } from './http/errors.js'
+import { failureAnswer, header, JSON_HEADERS, type BodyRead, type CoreRequest, type CoreResponse } from './http/http.js'
+import { allowedMethods, operationFor, type Match, type RouteTable } from './http/routes.js'
+import type { Target } from './http/target.js'
+import type { Limits } from './limits.js'
+import { climbingParameter, forward, type ForwardContext, type ForwardRecord } from './upstream.js'
+import { NO_VIOLATIONS } from './api/answer-check.js'
+import { methodNotAllowed } from './http/answers.js'
+
+/** What every API call of one sandbox shares. */
+export interface ApiContext {
+  readonly table: RouteTable<ApiOperation>
+  /** The API's endpoints, for the 404's message. */
+  readonly endpoints: string
+  readonly limits: Limits
+  readonly authenticate: Authenticate
+  readonly tenants: Tenants
+  readonly simulation: Simulation
+  readonly forwarding: ForwardingState
+  /** With --upstream: where forwarded operations go. */
+  readonly forward: ForwardContext | undefined
+  readonly recorder: Recorder
+  readonly clock: Clock
+  /** Name the tenant on answers (isolated mode, with a host's access log): one object more per answer. */
+  readonly labelTenants: boolean
+  readonly bodies: BodySlots
+  /** Each operation's JSON headers with its own, built once. */
+  readonly jsonHeaders: Map<ApiOperation, Readonly<Record<string, string>>>
+  /** Told about unexpected failures (which answer 500). */
+  readonly report: (error: unknown, request: CoreRequest) => void
+}
+
+/** What one API request holds from its first rule to its record. */
+interface ApiCall extends ForwardRecord {
+  readonly request: CoreRequest
+  readonly target: Target
+  readonly started: number
+  readonly match: Match<ApiOperation> | undefined
+  readonly operation: ApiOperation | undefined
+  /** The operation goes to the upstream (decided once, before the key is read). */
+  readonly forward: boolean
+  key: string | undefined
+  /** The key's data, held until the call is recorded. */
+  store: TenantStore | undefined
+  /** The first refusal: answered once the delay is waited out. */
+  refusal: unknown
+  read: BodyRead | undefined
+  /** Gives back the large-body slot, if the call took one. */
+  release: () => void
+  applied: readonly string[]
+}
+
+type Step<T> = T | Promise<T>
+
+/** An API request's answer: now when nothing waits, else a promise of it. */
+export function callApi(context: ApiContext, request: CoreRequest, target: Target): Step<CoreResponse> {
+  const call = identify(context, request, target)
+  const delay = context.simulation.traffic.delayMs()
+  if (delay > 0 || (call.refusal === undefined && call.operation?.body !== undefined)) {
+    return answerLater(context, call, delay)
+  }
+  return settle(context, call, attempt(context, call))
+}
+
+/** authenticate -> route -> hold the tenant; a refusal is kept for after the delay. */
+function identify(context: ApiContext, request: CoreRequest, target: Target): ApiCall {
+  const match = context.table.match(target.path, 'api')
+  const operation = match === undefined ? undefined : operationFor(match.route, request.method)
+  const { forward } = context
+  const call: ApiCall = {
+    request,
+    target,
+    started: performance.now(),
+    match,
+    operation,
+    // One lookup in a small set, and only for the pet operations of a server with an upstream.
+    forward: forward !== undefined && operation?.simulated === true && context.forwarding.forwarded.has(operation.id),
+    key: undefined,
+    store: undefined,
+    refusal: undefined,
+    read: undefined,
+    release: NO_SLOT,
+    applied: NONE_APPLIED,
+    seen: { body: null, bytes: 0 },
+    sent: false,
+    violations: undefined,
+  }
+  try {
+    const authorization = header(request.headers, 'authorization')
+    // With its own key for the upstream the sandbox is the gate; without one, the upstream judges
+    // the client's credential, which the sandbox then only reads to scope scenarios and the journal.
+    call.key =
+      call.forward && forward?.upstream.key === undefined
+        ? keyIfAccepted(context.authenticate, authorization)
+        : context.authenticate(authorization)
+    if (match === undefined) {
+      throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${context.endpoints}`)
+    }
+    if (operation === undefined) throw methodNotAllowed(request.method, target.path, allowedMethods(match.route))
+    if (call.forward) {
+      const climbing = climbingParameter(match.params)
+      if (climbing !== undefined) throw climbing
+    }
+    // A forwarded call reads and writes the upstream's data: it holds no tenant.
+    if (operation.petData === true && !call.forward && call.key !== undefined) {
+      call.store = context.tenants.acquire(call.key)
+    }
+  } catch (error) {
+    call.refusal = error
+  }
+  return call
+}
+
+/** The key of a credential the sandbox accepts, or none: a forwarded call's client is the upstream's to judge. */
+function keyIfAccepted(authenticate: Authenticate, authorization: string | undefined): string | undefined {
+  try {
+    return authenticate(authorization)
+  } catch {
+    return undefined
+  }
+}
+
+/** read -> wait, then the rest: the calls that wait for a body or a delay. */
+async function answerLater(context: ApiContext, call: ApiCall, delay: number): Promise<CoreResponse> {
+  const { operation } = call
+  if (call.refusal === undefined && operation?.body !== undefined) {
+    try {
+      ;[call.read, call.release] = await takeBody(call.request, operation, context.limits, context.bodies)
+    } catch (error) {
+      call.refusal = error
+    }
+  }
+  if (delay > 0) await context.simulation.delays.sleep(delay)
+  return settle(context, call, attempt(context, call))
+}
+
+/** The refusal, or simulate -> forward or execute; a thrown failure becomes its answer. */
+function attempt(context: ApiContext, call: ApiCall): Step<CoreResponse> {
+  try {
+    return proceed(context, call)
+  } catch (error) {
+    return failureAnswer(error, (bug) => {
+      context.report(bug, call.request)
+    })
+  }
+}
+
+function proceed(context: ApiContext, call: ApiCall): Step<CoreResponse> {
+  const { operation, key } = call
+  // Past the refusals, only a forwarded call may have no key (the upstream judges its credential).
+  if (call.refusal !== undefined || operation === undefined || (key === undefined && !call.forward)) {
+    throw call.refusal
+  }
+  if (operation.simulated !== true) return execute(context, call, operation)
+  const id = operation.id as OperationId
+  const own = key === undefined ? undefined : context.tenants.existingScenarios(key)
+  const applied = simulate(context.simulation, id, header(call.request.headers, 'prefer'), own)
+  const next = (names: readonly string[]): Step<CoreResponse> => {
+    call.applied = names
+    return call.forward && context.forward !== undefined
+      ? forward(context.forward, { ...operation, id }, call.request, call.target, call.read, call)
+      : execute(context, call, operation)
+  }
+  return applied instanceof Promise ? applied.then(next) : next(applied)
+}
+
+/** The operation over the tenant's data: its body parsed first when it reads one. */
+function execute(context: ApiContext, call: ApiCall, operation: ApiOperation): Step<CoreResponse> {
+  const { request } = call
+  const exchange: ApiExchange = {
+    request,
+    target: call.target,
+    params: call.match?.params ?? {},
+    store: call.store,
+    body: undefined,
+    now: context.clock,
+  }
+  if (operation.body === undefined) {
+    const unused = checkUnusedBody(request, context.limits)
+    return unused === undefined ? operation.run(exchange) : unused.then(() => operation.run(exchange))
+  }
+  return jsonBodyOf(request, call.read, { ...operation, body: operation.body }, context.limits, call.seen).then(
+    (body) => operation.run({ ...exchange, body }),
+  )
+}
+
+/** Waits for an answer that was not ready at once, then records it. */
+function settle(context: ApiContext, call: ApiCall, pending: Step<CoreResponse>): Step<CoreResponse> {
+  if (!(pending instanceof Promise)) return record(context, call, pending)
+  return pending.then(
+    (response) => record(context, call, response),
+    (error: unknown) =>
+      record(
+        context,
+        call,
+        failureAnswer(error, (bug) => {
+          context.report(bug, call.request)
+        }),
+      ),
+  )
+}
+
+/** Releases what the call held, adds the operation's headers, and records it (admin/recording.ts). */
+function record(context: ApiContext, call: ApiCall, answered: CoreResponse): CoreResponse {
+  const { operation, key, request } = call
+  call.release()
+  if (call.store !== undefined && key !== undefined) context.tenants.release(key)
+  const response = withHeaders(context, call, answered)
+  const relayed = call.sent ? { ...response, forwarded: forwardedMark(call) } : response
+  context.recorder.record(
+    {
+      time: context.clock(),
+      operation: isOperationId(operation?.id) ? operation.id : null,
+      method: request.method,
+      target: request.target,
+      headers: request.headers,
+      headerBytes: request.headerBytes,
+      body: call.seen.body,
+      bodyBytes: call.seen.bytes,
+      status: relayed.status,
+      durationMs: performance.now() - call.started,
+      tenant: key,
+      forwarded: call.sent,
+      violations: (call.violations ?? NO_VIOLATIONS).problems,
+      moreViolations: call.violations?.more === true,
+    },
+    // A forwarded write changed the upstream's data, not the sandbox's.
+    !call.sent && operation?.writes === true && relayed.status < 300,
+  )
+  return context.labelTenants && key !== undefined ? { ...relayed, tenant: context.tenants.labelOf(key) } : relayed
+}
+
+/** The operation's own headers (getPet's) and Preference-Applied; an answer relayed from the upstream keeps its own. */
+function withHeaders(context: ApiContext, call: ApiCall, response: CoreResponse): CoreResponse {
+  const { operation, applied } = call
+  const own = call.violations === undefined ? operation?.headers : undefined
+  if (own !== undefined && operation !== undefined && applied.length === 0 && response.headers === JSON_HEADERS) {
+    // A JSON answer of an operation with headers of its own (getPet): merged once, not per request.
+    let headers = context.jsonHeaders.get(operation)
+    if (headers === undefined) {
+      headers = Object.freeze({ ...JSON_HEADERS, ...own })
+      context.jsonHeaders.set(operation, headers)
+    }
+    return { ...response, headers }
+  }
+  if (own === undefined && applied.length === 0) return response
+  return {
+    ...response,
+    headers: {
+      ...response.headers,
+      ...own,
+      ...(applied.length > 0 && { 'Preference-Applied': applied.join(', ') }),
+    },
+  }
+}
+
+function forwardedMark(call: ApiCall): { violations: number; more: boolean } {
+  const { problems, more } = call.violations ?? NO_VIOLATIONS
+  return { violations: problems.length, more }
+}
+
+function isOperationId(id: string | undefined): id is OperationId {
+  return (OPERATIONS as readonly (string | undefined)[]).includes(id)
+}

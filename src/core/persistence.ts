@@ -1,0 +1,81 @@
+/**
+ * What a state file keeps (`--state-file`): the shared data and its checkpoints, as text in
+ * pieces for a save, and loaded back whole after every check, budgets included, so a file that
+ * does not fit leaves the sandbox as it was. The host decides when to save and where; the format
+ * is admin/persisted.ts's.
+ *
+ * May import: every core folder, zod. No msw, no node:*, no adapter.
+ */
+import { checkpointBytes } from './admin/checkpoints.js'
+import { checkPersisted, persistedChunks, type Persisted } from './admin/persisted.js'
+import { StateError } from './api/store.js'
+import { ApiError } from './http/errors.js'
+import { pause } from './http/json-body.js'
+import type { Limits } from './limits.js'
+import type { Ready } from './sandbox-state.js'
+
+/** The shared data and its checkpoints, as a state file holds them. */
+export interface Persistence {
+  /** Moves on every change of data or checkpoints: a host saves when it moved. */
+  revision(): number
+  /**
+   * The file's text now, in pieces: the data is taken in one step, then serialised a slice at a
+   * time with a pause between, so a large state never holds the API for long.
+   */
+  chunks(): AsyncIterable<string>
+  /** Replaces the data and the checkpoints with a file's, after checking all of it; throws StateError naming every problem. */
+  load(input: unknown): Promise<void>
+}
+
+export function createPersistence(
+  whenReady: () => Promise<Ready>,
+  defaultKey: string,
+  limits: Limits,
+  changes: { readonly count: number },
+): Persistence {
+  return {
+    revision: () => changes.count,
+    async *chunks() {
+      const { tenants } = await whenReady()
+      // One step: the data and the checkpoints as they are now, then serialised in slices.
+      const view = tenants.storeFor(defaultKey).view()
+      const checkpoints = tenants.existingCheckpoints(defaultKey)?.all() ?? []
+      yield* persistedChunks(view, checkpoints, new Date().toISOString(), pause)
+    },
+    async load(input) {
+      const { tenants, controls } = await whenReady()
+      const checked = checkPersisted(input)
+      const problems = checked.ok ? budgetProblems(checked.value.checkpoints, limits) : [...checked.problems]
+      if (!checked.ok || problems.length > 0) throw new StateError(problems.join('; '))
+      try {
+        controls.data.apply(checked.value.state, undefined)
+      } catch (error) {
+        if (error instanceof ApiError) throw new StateError(error.message)
+        throw error
+      }
+      const book = tenants.checkpointsFor(defaultKey)
+      book.clear()
+      for (const checkpoint of checked.value.checkpoints) book.save(checkpoint, false)
+    },
+  }
+}
+
+/** The checkpoint budgets a file must fit, checked before anything is replaced. */
+function budgetProblems(checkpoints: Persisted['checkpoints'], limits: Limits): string[] {
+  const problems: string[] = []
+  if (checkpoints.length > limits.checkpoints) {
+    problems.push(
+      `the file holds ${checkpoints.length} checkpoints, more than the checkpoints limit (${limits.checkpoints}): start with --limit checkpoints=${checkpoints.length}`,
+    )
+  }
+  const bytes = checkpoints.reduce(
+    (sum, checkpoint) => sum + checkpointBytes(checkpoint.state, checkpoint.scenarioInputs),
+    0,
+  )
+  if (bytes > limits.checkpointBytes) {
+    problems.push(
+      `the file's checkpoints weigh ${bytes} bytes, more than the checkpointBytes limit (${limits.checkpointBytes}): start with --limit checkpointBytes=${bytes}`,
+    )
+  }
+  return problems
+}
