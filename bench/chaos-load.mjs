@@ -5,6 +5,7 @@
 import { Agent, request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import { isDeepStrictEqual } from 'node:util'
+import { stateBody as sharedStateBody } from './state-body.mjs'
 
 export const DEFAULT_KEY = 'petstore-sandbox-key'
 const SAMPLES_KEPT = 8
@@ -619,17 +620,9 @@ export async function slowBodies(
   return { count, created, unanswered, silent }
 }
 
-/** A state body of about `bytes` bytes: pets with ids from 100,000 and a marker pet to read back. */
+/** A state body of just under `bytes` bytes: small pets, then a marker pet to read back. */
 export function stateBody(bytes, marker) {
-  const pets = []
-  let size = 64
-  for (let i = 0; size < bytes - 256; i++) {
-    const pet = { id: 100_000 + i, name: `Imported ${i}`, categoryId: 1 + (i % 7), status: 'sold' }
-    size += JSON.stringify(pet).length + 1
-    pets.push(pet)
-  }
-  pets.push(marker)
-  return JSON.stringify({ pets, nextId: marker.id + 1 })
+  return sharedStateBody(bytes, { marker }).body
 }
 
 /**

@@ -86,9 +86,10 @@ const largeImports = (stateBytes) => [
 //   Node and the sandbox at rest       measured once it listens (VmRSS): about 55 MB here
 //   V8's young generation              32 MiB: two 16 MiB semi-spaces of garbage not yet collected
 //   list cache                         listCacheBytes x 4 = 64 MiB: the text counted, and the garbage
-//                                      of building it until a major collection (bench/budgets.mjs:
-//                                      1,000 tenants peaked 79 MB higher with the 16 MiB cache than
-//                                      with none, 4.7x what it counts)
+//                                      of building it until a major collection (measured with
+//                                      bench/budgets.mjs, a one-off script removed after 0.9.1, see
+//                                      docs/performance.md: 1,000 tenants peaked 79 MB higher with
+//                                      the 16 MiB cache than with none, 4.7x what it counts)
 //   journal                            journalBytes, 8 MiB
 //   event readers' unsent bytes        eventStreams x eventBacklogBytes = 16 x 1 MiB
 //   a state import being read, parsed  largeBodies x stateBytes x 10 = 80 MiB: the body, its text,

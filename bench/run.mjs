@@ -67,7 +67,13 @@ async function startupSection() {
 async function inProcessSection() {
   const args = [String(IN_PROCESS_ROUNDS), String(IN_PROCESS_REQUESTS)]
   const runs = await runScript(here('./in-process.mjs'), args)
-  return { rounds: IN_PROCESS_ROUNDS, sandbox: median(runs.sandbox), floor: median(runs.floor) }
+  return {
+    rounds: IN_PROCESS_ROUNDS,
+    sandbox: median(runs.sandbox),
+    floor: median(runs.floor),
+    // One setupServer shared with another API's handlers, before and after these.
+    shared: { sandbox: median(runs.sharedSandbox), floor: median(runs.sharedFloor) },
+  }
 }
 
 /** Milliseconds from process start to the first answer, in a fresh node process: sandbox or msw. */

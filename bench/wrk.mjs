@@ -1,4 +1,4 @@
-// The HTTP load generator of bench/http.mjs and bench/budgets.mjs: Debian's wrk (C, one thread),
+// The HTTP load generator of bench/http.mjs and bench/relay-memory.mjs: Debian's wrk (C, one thread),
 // pinned to LOAD_CORE and run under /usr/bin/time, which gives its CPU share. autocannon, in
 // JavaScript, used 93-95% of its core against the bare server and so set bare's pace itself.
 import { spawn, spawnSync } from 'node:child_process'

@@ -2,9 +2,10 @@
 // no compile cache of its own (module.enableCompileCache() arrived in Node 22.1), and compiling
 // the bundle was a third of the start-up. V8 refuses a cache made by another version or with
 // other flags; the bundle then simply compiles, as it would without one. Measured on Node 20.20.2
-// (2-core EPYC, 40 interleaved runs, bench/cli-startup): spawn to the listening line 92.8 ms with
-// the cache, 111.6 ms without it, and 110.7 ms with a plain require() of the same bundle (+19%);
-// --version 89.5 / 105.3 / 103.9 ms. Past the 10% bar, so this loader stays.
+// (2-core EPYC, 40 interleaved runs; a one-off script, bench/cli-startup, removed after 0.9.1: see
+// docs/performance.md and commit 300ef92): spawn to the listening line 92.8 ms with the cache,
+// 111.6 ms without it, and 110.7 ms with a plain require() of the same bundle (+19%); --version
+// 89.5 / 105.3 / 103.9 ms. Past the 10% bar, so this loader stays.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'

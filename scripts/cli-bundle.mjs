@@ -1,6 +1,8 @@
-// The CLI bundle's esbuild options, for scripts/bundle-cli.mjs (the shipped bundle) and for the
-// start-up benchmark's variant without the loader (bench/cli-startup/build-plain-bundle.mjs), and
-// zod's English-only plugin, which scripts/bundle-esm.mjs uses too.
+// The CLI bundle's esbuild options, for scripts/bundle-cli.mjs (the shipped bundle), and zod's
+// English-only plugin, which scripts/bundle-esm.mjs uses too. The options are their own module
+// because a start-up benchmark also built a variant without the loader from them (a one-off
+// script, bench/cli-startup/build-plain-bundle.mjs, removed after 0.9.1: see docs/performance.md
+// and commit 300ef92).
 
 // zod's namespace re-exports every locale's messages (a third of its code); the sandbox words its
 // own messages and uses zod's English default only, so the bundle carries English alone.
