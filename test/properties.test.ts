@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest'
 import { createSandbox, DEFAULT_API_KEY, PET_STATUSES, type Pet, type Sandbox } from '../src/index.js'
 import { violations } from './support/openapi-check.js'
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000)
+// 200 cases each in npm test (about a fifth of the time); npm run test:rounds, a CI stage, runs
+// 1,000. Every run draws new cases, so the default run keeps exploring too.
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 200)
 const ORIGIN = 'https://petstore.test'
 const FIRST_FREE_ID = 33
 

@@ -43,28 +43,58 @@ jobs=(
   "playwright-node20|20|-|playwright.sh"
 )
 
-summary="| job | Node | msw | OS | result | seconds |
-| --- | --- | --- | --- | --- | --- |"
-failed=0
+# Each job runs in a project of its own, so two run at once (CONSUMER_PARALLEL, default 2): most
+# of a job is npm installing and a child waiting. Each job's output is printed whole when it ends.
+parallel=${CONSUMER_PARALLEL:-2}
+selected=()
 for job in "${jobs[@]}"; do
-  IFS='|' read -r name major msw command <<<"$job"
+  IFS='|' read -r name major _ _ <<<"$job"
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
-  echo
-  echo "=== consumer job $name ==="
+  selected+=("$job")
+  node_dir "$major" >/dev/null # Installed once, before any job runs beside another.
+done
+
+run_job() {
+  local name=$1 major=$2 msw=$3 command=$4 directory started result
   directory=$(node_dir "$major")
   started=$(date +%s)
   # shellcheck disable=SC2086
-  report="$scratch/$name.msw"
-  if CONSUMER_NODE_DIR="$directory" CONSUMER_MSW="${msw/-/^2.12.0}" CONSUMER_REPORT="$report" bash "$here"/$command; then
+  if CONSUMER_NODE_DIR="$directory" CONSUMER_MSW="${msw/-/^2.12.0}" CONSUMER_REPORT="$scratch/$name.msw" \
+    bash "$here"/$command >"$scratch/$name.log" 2>&1; then
     result=pass
   else
     result=FAIL
-    failed=1
   fi
-  seconds=$(($(date +%s) - started))
-  version=$("$directory/node" --version)
-  echo "=== $name: $result in $seconds s ==="
-  installed=$([ -f "$report" ] && cat "$report" || echo "-")
+  echo "$result $(($(date +%s) - started))" >"$scratch/$name.result"
+  {
+    echo
+    echo "=== consumer job $name ==="
+    cat "$scratch/$name.log"
+    echo "=== $name: $result in $(($(date +%s) - started)) s ==="
+  } | flock "$scratch/print.lock" cat
+}
+
+running=0
+for job in "${selected[@]}"; do
+  IFS='|' read -r name major msw command <<<"$job"
+  run_job "$name" "$major" "$msw" "$command" &
+  running=$((running + 1))
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait || true
+
+summary="| job | Node | msw | OS | result | seconds |
+| --- | --- | --- | --- | --- | --- |"
+failed=0
+for job in "${selected[@]}"; do
+  IFS='|' read -r name major _ _ <<<"$job"
+  read -r result seconds <"$scratch/$name.result" || { result=FAIL; seconds=-; }
+  [ "$result" = pass ] || failed=1
+  version=$("$(node_dir "$major")/node" --version)
+  installed=$([ -f "$scratch/$name.msw" ] && cat "$scratch/$name.msw" || echo "-")
   summary+=$'\n'"| $name | ${version#v} | $installed | $os | $result | $seconds |"
 done
 
