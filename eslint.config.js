@@ -11,6 +11,8 @@ export default tseslint.config(
       'scratch/',
       'coverage/',
       'examples/*/dist/',
+      // Written against types a test generates first (test/generated-clients.test.ts).
+      'test/generated-clients/',
       // Consumer projects: they import the package by name, which resolves only where it is
       // installed; the consumer matrix type-checks and runs them there (scripts/consumer/).
       'examples/commonjs/',

@@ -134,7 +134,7 @@ describe('checkpoints over HTTP', () => {
       expect(response.status).toBe(404)
       expect(await response.json()).toEqual({
         code: 'checkpoint_not_found',
-        message: 'checkpoint "b" does not exist; there are a',
+        message: 'Checkpoint "b" does not exist. The saved ones: "a".',
         status: 404,
       })
     }

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
 import { connect } from 'node:net'
@@ -163,6 +163,45 @@ describe('the petstore-sandbox command', () => {
       expect(await cli.exited).toBe(code)
       expect(await answer).toBe('UND_ERR_SOCKET')
       expect(cli.stdout()).not.toContain('Stopped')
+      expect(cli.stderr()).toContain(`Stopped at once (${signal} again): 1 request was cut without an answer.`)
+    })
+
+    it('says on the second Ctrl-C that the state file misses changes, and leaves no lock', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'petstore-abandon-'))
+      const file = join(folder, 'state.json')
+      const { cli, apiUrl } = await start([
+        '--port',
+        '0',
+        '--quiet',
+        '--shutdown-timeout',
+        '600000',
+        '--state-file',
+        file,
+        // No save after the first one, so the pet below is a change the file misses.
+        '--limit',
+        'stateSaveIntervalMs=600000',
+      ])
+      const created = await fetch(`${apiUrl}/pets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Not saved', categoryId: 1 }),
+      })
+      expect(created.status).toBe(201)
+      const { answer } = await heldInDelay(apiUrl)
+      cli.child.kill('SIGINT')
+      await waitFor(cli, /Stopping \(SIGINT\): letting 1 request in flight finish/)
+      cli.child.kill('SIGINT')
+      expect(await cli.exited).toBe(130)
+      expect(await answer).toBe('UND_ERR_SOCKET')
+      expect(cli.stderr()).toContain('1 request was cut without an answer.')
+      expect(cli.stderr()).toMatch(
+        new RegExp(
+          `The state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} was NOT saved: the changes since its last save at \\S+ are lost\\. Its lock is released\\.`,
+        ),
+      )
+      expect(existsSync(`${file}.lock`)).toBe(false)
+      expect(JSON.stringify(JSON.parse(readFileSync(file, 'utf8')))).not.toContain('Not saved')
+      rmSync(folder, { recursive: true, force: true })
     })
   })
 

@@ -246,6 +246,50 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
     expect((await fetch(`${server.apiUrl}/pets`, { headers: AUTH })).status).toBe(200)
   })
 
+  it('on a phone (390 px), shows Controls before the pets, and its toasts cover no control', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' })
+    try {
+      const page = await context.newPage()
+      await page.goto(`${server.url}/__sandbox/`)
+      await expect.poll(() => page.locator('#pets-body tr').count(), LIVE).toBeGreaterThan(0)
+      const top = async (selector: string) => (await page.locator(selector).boundingBox())?.y ?? Number.NaN
+      // Controls before the data, within the first screen; a jump link reaches the requests.
+      expect(await top('#controls-panel')).toBeLessThan(await top('#data-panel'))
+      expect(await top('#controls-panel')).toBeLessThan(844)
+      expect(await page.locator('header nav a[href="#requests-panel"]').count()).toBe(1)
+
+      const presets = page.getByRole('group', { name: 'Add a scenario' })
+      await presets.getByRole('button', { name: 'Every call fails with 500 until cleared' }).click()
+      await expect.poll(() => scenariosOf(page), LIVE).toEqual(['Every call fails with 500, until cleared'])
+      const clear = page.getByRole('button', { name: 'Clear all scenarios' })
+      await clear.click()
+      await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('All scenarios cleared.')
+      const toast = page.locator('.toast')
+      await expect.poll(() => toast.innerText(), LIVE).toBe('All scenarios cleared.')
+      // No control of the page lies under the toast, the button just used included.
+      const covered = await page.evaluate(() => {
+        const shown = document.querySelector('.toast')?.getBoundingClientRect()
+        if (shown === undefined) return ['no toast']
+        return [...document.querySelectorAll('button, input, select, textarea, a[href], summary')]
+          .filter((control) => {
+            const box = control.getBoundingClientRect()
+            return (
+              box.width > 0 &&
+              box.left < shown.right &&
+              box.right > shown.left &&
+              box.top < shown.bottom &&
+              box.bottom > shown.top
+            )
+          })
+          .map((control) => control.textContent || control.id)
+      })
+      expect(covered).toEqual([])
+      expect(server.sandbox.scenarios.list()).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
   it('downloads the state as a file and puts it back by uploading it', async () => {
     expect((await createPet(server, { name: 'Kept', categoryId: 2, status: 'sold' })).status).toBe(201)
     const page = await contexts.page(server.url)
@@ -317,7 +361,7 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
     await page.locator('#requests-panel').screenshot({ path: join(SCREENSHOTS, 'dashboard-request.png') })
   })
 
-  it('says that a GET request has no recorded body, rather than showing the null the journal holds', async () => {
+  it('says why a body was not kept, and how much was sent, the same way for a GET and a failed createPet', async () => {
     expect((await fetch(`${server.apiUrl}/pets/7`, { headers: AUTH })).status).toBe(200)
     const page = await contexts.page(server.url)
     const row = page.locator('#journal button').first()
@@ -328,7 +372,17 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
       'authorization: Bearer [redacted]',
     )
     expect(await details.getByLabel('Body', { exact: true }).innerText()).toBe(
-      'Not recorded (only createPet reads its body).',
+      'Not recorded: getPet reads no body. No body was sent.',
+    )
+    // A scenario answers createPet before its body is read: no null, but why, and its size.
+    server.sandbox.scenarios.add({ operation: 'createPet', status: 503, times: 1 })
+    const body = JSON.stringify({ name: 'Failed by a scenario', categoryId: 1, status: 'sold' })
+    expect((await createPet(server, JSON.parse(body) as Record<string, unknown>)).status).toBe(503)
+    const failed = page.locator('#journal button').first()
+    await expect.poll(() => failed.textContent(), LIVE).toMatch(/POST \/v1\/pets 503/)
+    await failed.click()
+    expect(await details.getByLabel('Body', { exact: true }).innerText()).toBe(
+      `Not recorded: the sandbox answered 503 before reading it. ${body.length} bytes were sent.`,
     )
   })
 })

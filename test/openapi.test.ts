@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import { describe, expect, it } from 'vitest'
-import { createOpenApiDocument } from '../src/core/docs/openapi.js'
+import { createAdminOpenApiDocument, createOpenApiDocument } from '../src/core/docs/openapi.js'
 import { openapi, violations } from './support/openapi-check.js'
 
 const committed = readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')
@@ -17,6 +17,19 @@ describe('openapi.json', () => {
   // operation's statuses, Error codes and headers, and against answers recorded from a server.
   it('is what the contract generates: run `npm run openapi` after changing the contract', () => {
     expect(JSON.parse(committed)).toEqual(createOpenApiDocument())
+    const admin = readFileSync(new URL('../admin-openapi.json', import.meta.url), 'utf8')
+    expect(JSON.parse(admin)).toEqual(createAdminOpenApiDocument())
+  })
+
+  it('gives createPet an example a reader can execute, and the list its bound of 100', () => {
+    const document = createOpenApiDocument() as unknown as OpenAPIV3_1.Document
+    const create = document.paths?.['/pets']?.post?.requestBody as OpenAPIV3_1.RequestBodyObject
+    expect(create.content['application/json']?.example).toEqual({ name: 'Rex', categoryId: 1, status: 'available' })
+    const list = document.paths?.['/pets']?.get?.responses['200'] as OpenAPIV3_1.ResponseObject
+    expect(list.content?.['application/json']?.schema).toMatchObject({ type: 'array', maxItems: 100 })
+    // The refusal of id is words, not a schema rule that tools read as "id is required".
+    expect(JSON.stringify(document.components?.schemas?.NewPet)).not.toContain('"not"')
+    expect(document.components?.schemas?.NewPet?.description).toContain('`id` is assigned by the service')
   })
 
   it('is a valid OpenAPI 3.1 document according to swagger-parser', async () => {

@@ -38,9 +38,13 @@ describe.skipIf(!needs('chromium'))('the API reference page in headless Chromium
     await page.goto(`${server.url}/`)
 
     const operations = page.locator('.opblock')
-    await expect.poll(() => operations.count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(3)
+    await expect.poll(() => operations.count(), { timeout: 15_000 }).toBe(3)
     const text = await page.locator('#swagger-ui').innerText()
     for (const operationId of ['listPets', 'createPet', 'getPet']) expect(text).toContain(operationId)
+    // The API alone: no "default" group of routes that can only answer 501, no admin routes.
+    expect(await page.locator('.opblock-tag').allInnerTexts()).toEqual([expect.stringMatching(/^pets/)])
+    expect(text).not.toContain('NewPetnever')
+    expect(text).not.toContain('Not any')
     expect(await page.locator('.opblock-deprecated').innerText()).toContain('/pets/{petId}')
     await expect
       .poll(() => page.locator('.sandbox-key code').first().innerText(), { timeout: 15_000 })
@@ -57,7 +61,36 @@ describe.skipIf(!needs('chromium'))('the API reference page in headless Chromium
     expect(await page.evaluate(() => (window as unknown as { policyViolations: string[] }).policyViolations)).toEqual(
       [],
     )
+    // createPet's "Try it out" starts from the document's example, and Execute creates it.
+    await page.locator('#operations-pets-createPet').click()
+    await page.locator('#operations-pets-createPet .try-out__btn').click()
+    const body = page.locator('#operations-pets-createPet textarea.body-param__text')
+    expect(JSON.parse(await body.inputValue())).toEqual({ name: 'Rex', categoryId: 1, status: 'available' })
+    await page.locator('#operations-pets-createPet .execute').click()
+    const created = page.locator('#operations-pets-createPet .live-responses-table tbody .response-col_status').first()
+    await expect.poll(() => created.innerText(), { timeout: 15_000 }).toBe('201')
+    expect(await server.sandbox.pets.get(33)).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' })
+
     if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: false })
+    await page.close()
+  }, 60_000)
+
+  it('shows the admin routes on a page of their own, under /__sandbox, with no lock from this machine', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/__sandbox/reference`)
+    const reset = page.locator('#operations-sandbox-resetSandbox')
+    await expect.poll(() => reset.count(), { timeout: 15_000 }).toBe(1)
+    expect(await page.locator('.opblock').count()).toBeGreaterThan(10)
+    expect(await page.locator('.authorization__btn').count()).toBe(0)
+    expect(await page.locator('.opblock-tag').allInnerTexts()).toEqual([expect.stringMatching(/^sandbox/)])
+    // Try it out reaches the route where it is: /__sandbox/reset, not /v1/__sandbox/reset.
+    await server.sandbox.pets.create({ name: 'Undone', categoryId: 1 })
+    await reset.click()
+    await page.locator('#operations-sandbox-resetSandbox .try-out__btn').click()
+    await page.locator('#operations-sandbox-resetSandbox .execute').click()
+    const status = page.locator('#operations-sandbox-resetSandbox .live-responses-table tbody .response-col_status')
+    await expect.poll(() => status.first().innerText(), { timeout: 15_000 }).toBe('204')
+    expect(await server.sandbox.pets.count()).toBe(32)
     await page.close()
   }, 60_000)
 })

@@ -342,7 +342,7 @@ describe('startServer', () => {
       const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
         .map((match) => match[1] ?? '')
         // An empty data: icon keeps browsers from asking for /favicon.ico; it loads nothing.
-        .filter((asset) => asset !== 'data:,' && asset !== '/__sandbox/')
+        .filter((asset) => asset !== 'data:,' && asset !== '/__sandbox/' && asset !== '/__sandbox/reference')
       expect(assets).toEqual([
         '/__sandbox/docs/swagger-ui.css',
         '/__sandbox/docs/reference.css',

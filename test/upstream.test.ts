@@ -483,6 +483,12 @@ describe('an upstream that drifts from the contract', () => {
       expect(await page.locator('#forwarding-upstream').innerText()).toBe(drifted.url)
       const getPet = forwarding.getByLabel('getPet')
       await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
+      // The Data panel says whose pets it shows while pet operations go to the upstream.
+      await expect
+        .poll(() => page.locator('#data-source').innerText(), LIVE)
+        .toBe(
+          `listPets, createPet, getPet are forwarded to ${drifted.url}: API clients get its answers there. This panel shows the sandbox's own pets, which answer what is not forwarded.`,
+        )
       await getPet.uncheck()
       await expect
         .poll(async () => (await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward, LIVE)

@@ -307,6 +307,44 @@ describe('verify against servers that answer badly', () => {
     }
   })
 
+  it("reads row by row against a server unlike the interface: each row's own rule first, shared problems once, stored writes counted and stopped", async () => {
+    // Like json-server over the fixtures: every pet, ids as strings, no limit, no key; a POST stores.
+    const pets = Array.from({ length: 37 }, (_, index) => ({
+      id: String(index + 1),
+      name: `Pet ${index + 1}`,
+      categoryId: 1,
+    }))
+    let posts = 0
+    const server = await fake((request, response) => {
+      if (request.method === 'POST') posts++
+      const status = request.method === 'POST' ? 201 : 200
+      const body = request.method === 'POST' ? pets[0] : /\/pets\/[^/?]+/.test(request.url ?? '') ? pets[0] : pets
+      response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))
+    })
+    try {
+      const { cli } = await verify([server.url])
+      const out = cli.stdout()
+      const lines = out.split('\n')
+      // The row of the default list: its own rule leads its findings.
+      const row = lines.findIndex((line) => line.endsWith('GET /pets answers 200 with at most 20 pets'))
+      expect(row, out).toBeGreaterThan(-1)
+      expect(lines[row + 1]).toMatch(/drift: 37 pets where at most 20$/)
+      // A list is a list: the server's string ids are named as such, never "an empty list".
+      expect(out).not.toContain('here an empty list')
+      // "id must be an integer" is every row's: said once, under the summary.
+      expect(out.match(/id must be an integer/g)).toHaveLength(1)
+      expect(out).toContain('  in every row with pets: every pet: id must be an integer')
+      // One refused create was taken; no other was sent.
+      expect(posts).toBe(1)
+      expect(out).toMatch(
+        /The server answered 2xx to 1 write the interface says it must refuse \(POST \/pets\): it may have stored 1 record\. No more writes of that kind were sent \(\d+ rows? skipped\)\./,
+      )
+      expect(out).toContain('the server stored a refused POST /pets earlier: no more are sent')
+    } finally {
+      await server.close()
+    }
+  })
+
   it('judges bodies nested 8,000 deep, numbers past int64 and statuses no HTTP answer has, without a stack trace', async () => {
     const deep = `[${'['.repeat(8000)}${']'.repeat(8000)}]`
     const server = await fake((request, response, count) => {

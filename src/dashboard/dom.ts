@@ -63,31 +63,35 @@ export function poll(run: () => Promise<void>, ms: number, now = true): void {
 const numbers = new Intl.NumberFormat('en')
 export const num = (value: number): string => numbers.format(value)
 
-/** How long a status message stays in sight, then how long its fade takes (app.css: .status). */
+/** How long a message stays in sight. */
 const SHOWN_MS = 5000
-const FADE_MS = 400
 
 let sayTimer: ReturnType<typeof setTimeout> | undefined
 
 /**
- * Says something in the page's polite live region, shown as a toast for 5 s that then fades.
- * The region stays rendered throughout (opacity only), so what is put in it is always spoken;
- * emptied once out of sight. With reduced motion the toast goes at once, without a fade.
+ * Says something: spoken by the page's polite live region (#status, out of sight), and shown as a
+ * toast in the page's flow, right below the control that was used (the focused one), or at the
+ * top of the page when none was; it never covers a control, it moves what is below it down. Gone
+ * after 5 s, or when the next message comes.
  */
 export function say(message: string): void {
   const status = byId('status')
   // Emptied first, so the same message twice is announced twice.
   status.textContent = ''
-  status.classList.remove('faded')
   clearTimeout(sayTimer)
+  for (const shown of document.querySelectorAll('.toast')) shown.remove()
+  const toast = h('p', 'toast', message)
+  // Spoken by #status already: the toast is for the eye.
+  toast.setAttribute('aria-hidden', 'true')
+  const used = document.activeElement
+  const near = used instanceof HTMLElement && used !== document.body ? used.closest('.row, .field, form') : null
+  if (near instanceof HTMLElement && near.offsetParent !== null) near.after(toast)
+  else status.after(toast)
   sayTimer = setTimeout(() => {
     status.textContent = message
     sayTimer = setTimeout(() => {
-      status.classList.add('faded')
-      sayTimer = setTimeout(() => {
-        status.textContent = ''
-        status.classList.remove('faded')
-      }, FADE_MS)
+      status.textContent = ''
+      toast.remove()
     }, SHOWN_MS)
   }, 50)
 }

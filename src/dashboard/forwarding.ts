@@ -16,6 +16,7 @@ let busy = false
 /** Follows health: hides the toggles without an upstream, shows (and updates) them with one. */
 export function showUpstream(upstream: Health['upstream']): void {
   byId('forwarding-block').hidden = upstream === null
+  showDataSource(upstream)
   if (upstream === null) return
   const label = byId('forwarding-upstream')
   if (label.textContent !== upstream.label) label.textContent = upstream.label
@@ -24,6 +25,18 @@ export function showUpstream(upstream: Health['upstream']): void {
     return
   }
   if (!busy) check(upstream.forward)
+}
+
+/** The Data panel says whose pets it shows while a pet operation is forwarded: the sandbox's own. */
+function showDataSource(upstream: Health['upstream']): void {
+  const note = byId('data-source')
+  const forwarded = upstream?.forward ?? []
+  const text =
+    upstream === null || forwarded.length === 0
+      ? ''
+      : `${forwarded.join(', ')} ${forwarded.length === 1 ? 'is' : 'are'} forwarded to ${upstream.label}: API clients get its answers there. This panel shows the sandbox's own pets, which answer what is not forwarded.`
+  note.hidden = text === ''
+  if (note.textContent !== text) note.textContent = text
 }
 
 async function load(): Promise<void> {

@@ -196,13 +196,7 @@ function showDetails(entry: JournalEntry): void {
   const headers = Object.entries(entry.headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n')
-  const body =
-    // The journal records null for every request whose body is not read; only createPet reads one.
-    entry.body === undefined || (entry.body === null && entry.operation !== 'createPet')
-      ? 'Not recorded (only createPet reads its body).'
-      : typeof entry.body === 'string'
-        ? entry.body
-        : JSON.stringify(entry.body, null, 2)
+  const body = bodyText(entry)
   byId('details-body').replaceChildren(
     h(
       'dl',
@@ -227,6 +221,33 @@ function showDetails(entry: JournalEntry): void {
     h('h4', undefined, 'Body'),
     scrollable(body, 'Body'),
   )
+}
+
+/**
+ * What was sent, or why the body was not kept, said the same way for every request: the journal
+ * holds null for a body it did not read (only createPet reads one, and a scenario, a delay's end
+ * or a refusal can answer before it does), and how much was sent comes from its Content-Length.
+ */
+export function bodyText(entry: JournalEntry): string {
+  if (typeof entry.body === 'string') return entry.body
+  if (entry.body !== null && entry.body !== undefined) return JSON.stringify(entry.body, null, 2)
+  const length = Object.entries(entry.headers).find(([name]) => name.toLowerCase() === 'content-length')?.[1]
+  const chunked = Object.entries(entry.headers).some(
+    ([name, value]) => name.toLowerCase() === 'transfer-encoding' && /chunked/i.test(value),
+  )
+  const sent =
+    length !== undefined && Number(length) > 0
+      ? `${length} bytes were sent.`
+      : chunked
+        ? 'A chunked body was sent.'
+        : 'No body was sent.'
+  const why =
+    entry.operation === 'createPet'
+      ? `the sandbox answered ${entry.status} before reading it`
+      : entry.operation === null
+        ? 'no operation took the request'
+        : `${entry.operation} reads no body`
+  return `Not recorded: ${why}. ${sent}`
 }
 
 /** A scrolling block must be reachable by keyboard to be scrolled. */

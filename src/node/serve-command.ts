@@ -11,7 +11,7 @@ import { flagsProblem } from '../core/options.js'
 import { printBanner } from './banner.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import type { ServeFlags } from './flags.js'
-import { startServer, type RunningServer, type ServerOptions } from './server.js'
+import { startServer, type Abandoned, type RunningServer, type ServerOptions } from './server.js'
 import { paintFor, plain, type Paint } from './terminal.js'
 
 /**
@@ -124,14 +124,33 @@ function watchFixtures(server: RunningServer, flags: ServeFlags): () => void {
   )
 }
 
+/** The lines a second signal prints: what was cut, and the state file's fate. */
+export function describeAbandon(signal: NodeJS.Signals, abandoned: Abandoned): string {
+  const { inFlight, stateFile } = abandoned
+  const cut =
+    inFlight === 0
+      ? `Stopped at once (${signal} again): no request was in flight.`
+      : `Stopped at once (${signal} again): ${inFlight} request${inFlight === 1 ? ' was' : 's were'} cut without an answer.`
+  if (stateFile === undefined) return cut
+  const since = stateFile.savedAt === null ? 'since the start' : `since its last save at ${stateFile.savedAt}`
+  const state = stateFile.unsaved
+    ? `The state file ${stateFile.file} was NOT saved: the changes ${since} are lost. Its lock is released.`
+    : `The state file ${stateFile.file} holds every change (saved ${stateFile.savedAt ?? 'at the start'}). Its lock is released.`
+  return `${cut}\n${state}`
+}
+
 /** Exit codes for a second signal, as a shell reports a process killed by it: 128 + its number. */
 const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }
 
 function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdownTimeoutMs: number): void {
   let closing = false
   const stop = (signal: NodeJS.Signals) => {
-    // A second signal means "now": no more waiting for requests in flight.
-    if (closing) process.exit(SIGNAL_EXIT_CODES[signal] ?? 1)
+    // A second signal means "now": no more waiting for requests in flight. What that cuts, and
+    // whether the state file misses changes, is said before the exit; its lock is given back.
+    if (closing) {
+      console.error(describeAbandon(signal, server.abandon()))
+      process.exit(SIGNAL_EXIT_CODES[signal] ?? 1)
+    }
     closing = true
     stopWatching()
     const inFlight = server.inFlight()

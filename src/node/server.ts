@@ -102,6 +102,19 @@ export interface RunningServer {
    * again returns the same promise.
    */
   close(): Promise<void>
+  /**
+   * For an exit right now (a second Ctrl-C): what would be cut, the requests in flight, and the
+   * state file's lock given back without a save, with whether the file misses changes. The
+   * process is expected to exit next; the server is not closed.
+   */
+  abandon(): Abandoned
+}
+
+/** What `abandon()` leaves behind. */
+export interface Abandoned {
+  readonly inFlight: number
+  /** With --state-file: whether it misses changes, and when it was last saved whole. */
+  readonly stateFile?: { readonly file: string; readonly unsaved: boolean; readonly savedAt: string | null }
 }
 
 /** Thrown when the server cannot listen, e.g. because the port is taken. */
@@ -383,6 +396,10 @@ function running(
         // The last changes, then the lock (close gives it back): another process may take the file from here.
         await saver?.close()
       })),
+    abandon: () => ({
+      inFlight: adapter.flight.count(),
+      ...(saver !== undefined && { stateFile: saver.abandon() }),
+    }),
   }
 }
 

@@ -33,6 +33,11 @@ export interface StateFile {
   status(): StateFileStatus
   /** Saves what is pending now, stops saving, and gives the lock back; false when that last save failed. */
   close(): Promise<boolean>
+  /**
+   * Stops saving at once and gives the lock back, saving nothing (a second Ctrl-C): says whether
+   * the file misses changes (a save was pending or under way), and when it was last saved whole.
+   */
+  abandon(): { readonly file: string; readonly unsaved: boolean; readonly savedAt: string | null }
 }
 
 /**
@@ -375,6 +380,14 @@ export function startSaver(options: SaverOptions): StateFile {
       if (error !== null) log(`cannot save ${file} at shutdown: ${error}`)
       lock.release()
       return error === null
+    },
+    abandon() {
+      closed = true
+      clearInterval(timer)
+      // A save under way may not finish before the exit: its changes count as unsaved.
+      const unsaved = saving !== undefined || options.revision() !== saved
+      lock.release()
+      return { file, unsaved, savedAt }
     },
   }
 }

@@ -161,7 +161,7 @@ export function createCheckpointControls({
     const names = list(key).map((checkpoint) => checkpoint.name)
     return new ApiError(
       'checkpoint_not_found',
-      `checkpoint ${JSON.stringify(name)} does not exist; ${names.length === 0 ? 'there are none' : `there are ${names.join(', ')}`}`,
+      `Checkpoint ${JSON.stringify(name)} does not exist. ${names.length === 0 ? 'No checkpoint is saved' : `The saved ones: ${names.map((saved) => JSON.stringify(saved)).join(', ')}`}.`,
     )
   }
   return {

@@ -5,7 +5,14 @@
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
-import { checkListPetsQuery, checkNewPet, checkPetId, ListPetsQuerySchema, PetIdSchema } from './contract.js'
+import {
+  checkListPetsQuery,
+  checkNewPet,
+  checkPetId,
+  LIST_LIMIT,
+  ListPetsQuerySchema,
+  PetIdSchema,
+} from './contract.js'
 import { ApiError } from '../http/errors.js'
 import { json, JSON_HEADERS } from '../http/http.js'
 import { readQuery } from '../http/query.js'
@@ -30,7 +37,13 @@ const listPets: ApiOperation = {
   petData: true,
   errors: ['invalid_parameter'],
   parameters: () => [queryParameter('limit'), queryParameter('status')],
-  success: [{ status: 200, description: 'A JSON array of Pet', schema: { arrayOf: 'Pet' } }],
+  success: [
+    {
+      status: 200,
+      description: 'A JSON array of Pet',
+      schema: { arrayOf: 'Pet', maxItems: LIST_LIMIT.max },
+    },
+  ],
   run({ target, store }) {
     const query = checkListPetsQuery(readQuery(target.query, ['limit', 'status']))
     if (!query.ok) throw new ApiError('invalid_parameter', query.problems.join('; '))
@@ -47,7 +60,12 @@ function createPet(basePath: string): ApiOperation {
     simulated: true,
     petData: true,
     writes: true,
-    body: { limit: 'bodyBytes', schema: 'NewPet', emptyHint: 'send a JSON object with name and categoryId' },
+    body: {
+      limit: 'bodyBytes',
+      schema: 'NewPet',
+      emptyHint: 'send a JSON object with name and categoryId',
+      example: { name: 'Rex', categoryId: 1, status: 'available' },
+    },
     errors: ['invalid_body', 'insufficient_storage'],
     success: [
       {

@@ -39,7 +39,7 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <div id="dashboard" data-api-key="${key}" data-api-base="${base}">
 <header class="top">
 <h1>Pet Store sandbox</h1>
-<nav aria-label="Sandbox"><a href="/">API reference</a></nav>
+<nav aria-label="Sandbox"><a href="#controls-panel">Controls</a> <a href="#requests-panel">Requests</a> <a href="#data-panel">Data</a> <a href="/">API reference</a></nav>
 <div id="tenant-field" class="field" hidden>
 <label for="tenant">Tenant</label>
 <div class="row"><span id="tenant-swatch" class="tenant-swatch" aria-hidden="true"></span><select id="tenant"></select></div>
@@ -65,6 +65,7 @@ export function dashboardPage(options: DashboardPageOptions): string {
 
 <section id="data-panel" class="panel" aria-labelledby="data-heading">
 <h2 id="data-heading">Data</h2>
+<p id="data-source" class="hint" hidden></p>
 <div class="field inline">
 <label for="status-filter">Status filter</label>
 <select id="status-filter"><option value="">All statuses</option>${statusOptions}</select>

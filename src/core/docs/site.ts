@@ -9,7 +9,7 @@
 import { ApiError } from '../http/errors.js'
 import { ADMIN_PATH, DOCS_PATH, UI_PATH } from '../http/mounts.js'
 import type { CoreResponse } from '../http/http.js'
-import { createOpenApiDocument } from './openapi.js'
+import { createAdminOpenApiDocument, createOpenApiDocument } from './openapi.js'
 import { dashboardPage, escapeHtml } from './dashboard-page.js'
 import type { AdminOperation, AdminRoute, SiteContext } from '../admin/exchange.js'
 
@@ -28,7 +28,22 @@ const referencePage: AdminOperation = {
   hidden: true,
   errors: [],
   success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
-  run: ({ site }) => html(page(DOCS_PATH, site.defaultKey)),
+  run: ({ site }) => html(page({ assetsPath: DOCS_PATH, apiKey: site.defaultKey, document: '/openapi.json' })),
+}
+
+/**
+ * The admin routes' reference page. From this machine they take no key, so the page shows them
+ * without one (no lock icon); from another machine it asks for the key, as the dashboard does.
+ */
+const adminReferencePage: AdminOperation = {
+  id: 'adminReferencePage',
+  summary: "The admin routes' reference page",
+  key: 'none',
+  hidden: true,
+  errors: [],
+  success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
+  run: ({ elsewhere }) =>
+    html(page({ assetsPath: DOCS_PATH, apiKey: '', document: `${ADMIN_PATH}/openapi.json`, admin: true, elsewhere })),
 }
 
 const docsAsset: AdminOperation = {
@@ -91,29 +106,39 @@ function shipped(site: SiteContext, name: string, path: string, cacheControl: st
   return { status: 200, headers: { 'Content-Type': asset.type, 'Cache-Control': cacheControl }, body: asset.bytes }
 }
 
-/** The site's routes; each sandbox gets its own, holding its own copy of the document once built. */
+/** The site's routes; each sandbox gets its own, holding its own copy of the documents once built. */
 export function siteRoutes(): AdminRoute[] {
-  // Built on first request: nothing at start-up needs it, and it never changes.
-  let documentText: string | undefined
-  const openApiDocument: AdminOperation = {
-    id: 'openApiDocument',
-    summary: 'This OpenAPI document',
-    key: 'none',
-    hidden: true,
-    errors: [],
-    success: [{ status: 200, description: 'The document' }],
-    run() {
-      documentText ??= JSON.stringify(createOpenApiDocument())
-      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: documentText }
-    },
-  }
   return [
     { area: 'site', path: '/', methods: { GET: referencePage } },
-    { area: 'site', path: '/openapi.json', methods: { GET: openApiDocument } },
+    { area: 'site', path: '/openapi.json', methods: { GET: documentRoute('openApiDocument', createOpenApiDocument) } },
+    { area: 'admin', path: '/reference', methods: { GET: adminReferencePage } },
+    {
+      area: 'admin',
+      path: '/openapi.json',
+      methods: { GET: documentRoute('adminOpenApiDocument', createAdminOpenApiDocument) },
+    },
     { area: 'admin', path: '/docs/{file}', methods: { GET: docsAsset } },
     { area: 'admin', path: '/', methods: { GET: dashboard } },
     { area: 'admin', path: '/ui/{file}', methods: { GET: dashboardAsset } },
   ]
+}
+
+/** A document, built on first request: nothing at start-up needs it, and it never changes. */
+function documentRoute(id: string, build: () => unknown): AdminOperation {
+  let text: string | undefined
+  return {
+    id,
+    summary: 'An OpenAPI document',
+    key: 'none',
+    hidden: true,
+    shipped: true,
+    errors: [],
+    success: [{ status: 200, description: 'The document' }],
+    run() {
+      text ??= JSON.stringify(build())
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: text }
+    },
+  }
 }
 
 /**
@@ -137,22 +162,35 @@ function html(text: string): CoreResponse {
   return { status: 200, headers: PAGE_HEADERS, body: text }
 }
 
-/** The page. The key travels in a data attribute, so no inline script or style is needed. */
-function page(assetsPath: string, apiKey: string): string {
+interface PageOptions {
+  readonly assetsPath: string
+  /** The key pre-filled under Authorize; none on the admin page. */
+  readonly apiKey: string
+  readonly document: string
+  /** The admin routes' page; `elsewhere`: opened from another machine, so their key is asked for. */
+  readonly admin?: boolean
+  readonly elsewhere?: boolean
+}
+
+/** A reference page. The key travels in data attributes, so no inline script or style is needed. */
+function page({ assetsPath, apiKey, document, admin = false, elsewhere = false }: PageOptions): string {
   const key = escapeHtml(apiKey)
+  const line = admin
+    ? `The sandbox's admin routes. ${elsewhere ? 'From another machine they want an API key: enter it under Authorize.' : 'From this machine they take no key.'} The Pet Store API itself: <a href="/">its reference</a>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.`
+    : `API key: <code>${key}</code> (pre-filled under Authorize). The sandbox's own routes (reset, scenarios, the journal): <a href="${ADMIN_PATH}/reference">their reference</a>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.`
   return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Pet Store sandbox: API reference</title>
+  <title>Pet Store sandbox: ${admin ? 'admin routes' : 'API reference'}</title>
   <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${assetsPath}/swagger-ui.css">
   <link rel="stylesheet" href="${assetsPath}/reference.css">
 </head>
 <body>
-  <p class="sandbox-key">API key: <code>${key}</code> (pre-filled under Authorize). Reset the data: <code>POST ${ADMIN_PATH}/reset</code>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.</p>
-  <div id="swagger-ui" data-api-key="${key}"></div>
+  <p class="sandbox-key">${line}</p>
+  <div id="swagger-ui" data-api-key="${key}" data-document="${escapeHtml(document)}" data-keyless="${String(admin && !elsewhere)}"></div>
   <script src="${assetsPath}/swagger-ui-bundle.js"></script>
   <script src="${assetsPath}/reference.js"></script>
 </body>
@@ -164,15 +202,34 @@ function page(assetsPath: string, apiKey: string): string {
 const REFERENCE_STYLE = `.sandbox-key { font: 14px/1.4 sans-serif; margin: 12px 20px; }
 `
 
-/** Starts Swagger UI on /openapi.json and authorises it with the key from the page. */
+/**
+ * Starts Swagger UI on the page's document and authorises it with the page's key. On the admin
+ * page opened from this machine, where no key is needed, the document's optional key is taken out
+ * first, so no operation shows a lock.
+ */
 const REFERENCE_SCRIPT = `const root = document.getElementById('swagger-ui')
-const ui = SwaggerUIBundle({
-  url: '/openapi.json',
+const options = {
   dom_id: '#swagger-ui',
   deepLinking: true,
   displayOperationId: true,
   // The default validator badge calls an external service; the sandbox works offline.
   validatorUrl: null,
-  onComplete: () => ui.preauthorizeApiKey('bearerAuth', root.dataset.apiKey),
-})
+  onComplete: () => {
+    if (root.dataset.apiKey) ui.preauthorizeApiKey('bearerAuth', root.dataset.apiKey)
+  },
+}
+let ui
+if (root.dataset.keyless === 'true') {
+  fetch(root.dataset.document)
+    .then((response) => response.json())
+    .then((spec) => {
+      for (const item of Object.values(spec.paths)) {
+        for (const operation of Object.values(item)) delete operation.security
+      }
+      delete spec.components.securitySchemes
+      ui = SwaggerUIBundle({ ...options, spec })
+    })
+} else {
+  ui = SwaggerUIBundle({ ...options, url: root.dataset.document })
+}
 `

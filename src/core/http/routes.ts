@@ -22,7 +22,7 @@ export interface Success {
   readonly status: number
   readonly description: string
   /** A component schema name, or a zod schema for the body; none for an empty body. */
-  readonly schema?: string | { readonly arrayOf: string } | z.ZodType
+  readonly schema?: string | { readonly arrayOf: string; readonly maxItems?: number } | z.ZodType
   /** Header names on this response, with their descriptions. */
   readonly headers?: Readonly<Record<string, string>>
   /** A media type other than JSON (pages, scripts). */
@@ -56,6 +56,8 @@ export interface OperationSpec {
     readonly limit: 'bodyBytes' | 'stateBytes'
     readonly schema: string | z.ZodType
     readonly emptyHint: string
+    /** A body the reference page's "Try it out" starts from, and generated docs show. */
+    readonly example?: unknown
   }
   /** Headers on every answer of this operation, errors included. */
   readonly headers?: Readonly<Record<string, string>>

@@ -40,21 +40,63 @@ export function reportTable(
   const lines = [
     `${'kind'.padEnd(6)} ${'source'.padEnd(10)} ${'sandbox'.padEnd(sandboxWidth)}  ${'server'.padEnd(serverWidth)}  case`,
   ]
+  const shared = sharedProblems(report.results)
   for (const result of report.results) {
     const mark = paint(result.kind, MARKS[result.kind].padEnd(6))
     const name = result.reason === undefined ? result.case.name : `${result.case.name} (${result.reason})`
     lines.push(
       `${mark} ${result.case.source.padEnd(10)} ${sandboxOf(result).padEnd(sandboxWidth)}  ${serverOf(result).padEnd(serverWidth)}  ${name}`,
     )
-    for (const finding of result.findings) {
+    // The row's own findings; a problem every row shares is said once, under the summary.
+    const own = result.findings.filter((finding) => !shared.has(sharedForm(finding)))
+    for (const finding of own) {
       const label = finding.source === 'interface' ? 'drift' : `note (${finding.topic ?? 'choice'})`
       lines.push(
         `         ${paint(finding.source === 'interface' ? 'drift' : 'note', label)}: ${cell(finding.message, LINE)}`,
       )
     }
+    if (own.length === 0 && result.findings.length > 0) {
+      lines.push(`         ${paint('drift', 'drift')}: only the problems every row shares (below)`)
+    }
   }
   lines.push('', summaryLine(report, meta))
+  for (const problem of shared) lines.push(`  in every row with pets: ${cell(problem, LINE)}`)
+  for (const line of storedLines(report)) lines.push(line)
   return lines.join('\n')
+}
+
+/**
+ * A finding as rows share it: which pet, and the value it held, taken out. `the body is not a
+ * list of Pets: body.3.id must be an integer, got "x"` reads `every pet: id must be an integer`.
+ */
+function sharedForm(finding: Finding): string {
+  if (finding.source !== 'interface') return ''
+  if (finding.message.startsWith('more problems: ')) return finding.message
+  const match = /^the body is not (?:a list of Pets|a Pet): body(?:\.\d+)?\.(.+?)(?:, got .*)?$/.exec(finding.message)
+  return match === null ? '' : `every pet: ${match[1] ?? ''}`
+}
+
+/**
+ * The problems of the pets in every row whose pets have any, when two rows or more do: against a
+ * server whose ids are all strings, "id must be an integer" is said once, not under every row.
+ */
+export function sharedProblems(results: readonly CaseResult[]): Set<string> {
+  const rows = results
+    .map((result) => new Set(result.findings.map(sharedForm).filter((form) => form !== '')))
+    .filter((forms) => forms.size > 0)
+  if (rows.length < 2) return new Set()
+  const [first, ...rest] = rows
+  return new Set([...(first ?? [])].filter((form) => rest.every((forms) => forms.has(form))))
+}
+
+/** What the summary says of writes the interface refuses that the server stored. */
+function storedLines(report: VerifyReport): string[] {
+  const stored = report.stored
+  if (stored === undefined) return []
+  const records = `${stored.count} record${stored.count === 1 ? '' : 's'}`
+  return [
+    `The server answered 2xx to ${stored.count} write${stored.count === 1 ? '' : 's'} the interface says it must refuse (${stored.kinds.join(', ')}): it may have stored ${records}. No more writes of ${stored.kinds.length === 1 ? 'that kind were' : 'those kinds were'} sent (${stored.skipped} row${stored.skipped === 1 ? '' : 's'} skipped).`,
+  ]
 }
 
 /** The longest a table cell and a finding's line may be: a server's code or header can be any length. */
@@ -102,6 +144,10 @@ export interface JsonReport {
   /** What the first request suggests is wrong with the command (the key, the base URL). */
   readonly hints: readonly string[]
   readonly counts: Readonly<Record<Kind, number>>
+  /** The problems of the pets every row with pets shares, said once (`every pet: id must be an integer`). */
+  readonly shared: readonly string[]
+  /** Writes the interface says must be refused that the server answered 2xx: records it may have stored. */
+  readonly stored?: VerifyReport['stored']
   readonly cases: readonly {
     readonly name: string
     readonly source: CaseSource
@@ -129,6 +175,8 @@ export function reportJson(report: VerifyReport, meta: ReportMeta): string {
     ...(report.stopped !== undefined && { stopped: report.stopped }),
     hints: report.hints,
     counts: report.counts,
+    shared: [...sharedProblems(report.results)],
+    ...(report.stored !== undefined && { stored: report.stored }),
     cases: report.results.map((result) => ({
       name: result.case.name,
       source: result.case.source,

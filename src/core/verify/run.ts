@@ -33,6 +33,11 @@ export interface VerifyReport {
   readonly stopped?: string
   /** What the first request suggests is wrong with the command itself: the key, the base URL. */
   readonly hints: readonly string[]
+  /**
+   * Writes the interface says must be refused that the server answered 2xx (each may have stored
+   * a record), by kind (`POST /pets`), and the rows of those kinds not sent after the first.
+   */
+  readonly stored?: { readonly count: number; readonly kinds: readonly string[]; readonly skipped: number }
 }
 
 export interface VerifyRun {
@@ -63,10 +68,18 @@ export async function verify(run: VerifyRun): Promise<VerifyReport> {
   const hints = hintsOf(serverContext.status, run.server.base)
   const results: CaseResult[] = []
   let stopped: string | undefined
+  // A write the interface refuses that the server took: the server may now hold a record, so no
+  // other write of that kind is sent in this run.
+  const storedKinds = new Map<string, number>()
+  let storedSkipped = 0
   for (const row of run.cases ?? allCases) {
     let result: CaseResult
+    const kind = refusedWriteKind(row)
     if (stopped !== undefined) {
       result = skipped(row, row.path, 'the server stopped answering')
+    } else if (kind !== undefined && storedKinds.has(kind)) {
+      storedSkipped++
+      result = skipped(row, row.path, `the server stored a refused ${kind} earlier: no more are sent`)
     } else {
       try {
         result = await verifyRow(run, row, sandboxContext, serverContext)
@@ -76,12 +89,36 @@ export async function verify(run: VerifyRun): Promise<VerifyReport> {
         result = skipped(row, row.path, 'the server stopped answering')
       }
     }
+    if (kind !== undefined && result.kind !== 'skipped' && /^2\d\d\b/.test(result.server ?? '')) {
+      storedKinds.set(kind, (storedKinds.get(kind) ?? 0) + 1)
+    }
     results.push(result)
     run.onResult?.(result)
   }
   const counts = { same: 0, drift: 0, note: 0, skipped: 0 }
   for (const result of results) counts[result.kind]++
-  return { results, counts, hints, ...(stopped !== undefined && { stopped }) }
+  const stored =
+    storedKinds.size === 0
+      ? undefined
+      : {
+          count: [...storedKinds.values()].reduce((sum, count) => sum + count, 0),
+          kinds: [...storedKinds.keys()],
+          skipped: storedSkipped,
+        }
+  return {
+    results,
+    counts,
+    hints,
+    ...(stopped !== undefined && { stopped }),
+    ...(stored !== undefined && { stored }),
+  }
+}
+
+/** A write sent without --writes, which the interface says must be refused: its method and path. */
+function refusedWriteKind(row: Case): string | undefined {
+  if (row.writes === true || row.method === 'GET' || row.method === 'HEAD' || row.method === 'OPTIONS') return undefined
+  if (row.status < 400) return undefined
+  return `${row.method} ${row.path.split('?')[0] ?? row.path}`
 }
 
 /** A pet the side has (the first it lists), for the rows that read one, and the status of that first read. */
