@@ -67,6 +67,8 @@ async function petNames(server: RunningServer, key = KEY): Promise<string[]> {
 }
 
 async function axeViolations(page: Page): Promise<string[]> {
+  // A table reloading is dimmed (aria-busy): axe reads colours once it has its rows.
+  await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null)
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   const violations = await page.evaluate(async () => {
     const { axe } = window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
@@ -241,10 +243,13 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     expect(await page.locator('#checkpoints li.confirming p').innerText()).toMatch(
       /^Rewind to with_scenarios\? The data and the scenarios go back to /,
     )
+    // The rewind's change event reloads the table (dimmed while it does): its answer is awaited.
+    const reloaded = page.waitForResponse((response) => response.url().includes('/__sandbox/pets?'))
     await page.locator('#checkpoints li.confirming').getByRole('button', { name: 'Rewind', exact: true }).click()
     await expect
       .poll(() => page?.locator('#scenarios li').allInnerTexts(), LIVE)
       .toEqual(['getPet fails with 404, for the next 2 calls'])
+    await reloaded
 
     // The rewind's new rows fade in: axe reads colours once they have settled.
     await page.waitForFunction(() => document.getAnimations().length === 0)

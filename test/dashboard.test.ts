@@ -115,6 +115,8 @@ async function theme(page: Page, colorScheme: 'light' | 'dark'): Promise<void> {
 }
 
 async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  // A table reloading is dimmed (aria-busy): axe reads colours once it has its rows.
+  await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null)
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   const violations = await page.evaluate(async () => {
     const { axe } = window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }

@@ -500,6 +500,8 @@ describe('an upstream that drifts from the contract', () => {
       await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
       await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
 
+      // A table reloading is dimmed (aria-busy): axe reads colours once it has its rows.
+      await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null)
       await page.evaluate(AXE)
       const violations = await page.evaluate(async () => {
         const { axe } = window as unknown as {
