@@ -240,7 +240,8 @@ function readInteger(text: string): number | string | InexactNumber {
   return Number.isSafeInteger(number) ? number : new InexactNumber(text)
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (`{...}`), not an array, null or a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false
   const prototype: unknown = Object.getPrototypeOf(value)
   return prototype === Object.prototype || prototype === null

@@ -9,6 +9,7 @@
  */
 import { HEADER_RULES, type Case, type CaseSource, type SilentTopic } from './cases.js'
 import { contractViolations, errorViolations } from '../api/answer-check.js'
+import { isPlainObject } from '../api/contract.js'
 import type { PlainAnswer } from '../http/http.js'
 
 /**
@@ -74,7 +75,7 @@ export async function judge(
   // The row's own rule leads, and is judged even when the pets break the document (37 pets where
   // at most 20 is said whatever their fields): a list needs only to be a list of objects.
   if (row.expect === 'list') {
-    const pets = Array.isArray(body) && body.every(isObject) ? (body as Pet[]) : undefined
+    const pets = Array.isArray(body) && body.every(isPlainObject) ? (body as unknown as Pet[]) : undefined
     return [...(pets === undefined ? [] : await judgeList(row, pets, side, headers)), ...contract]
   }
   if (contract.length > 0) return contract
@@ -87,8 +88,6 @@ export async function judge(
   if (row.expect === 'created') findings.push(...(await judgeCreated(row, answer, body as Pet, side, headers)))
   return findings
 }
-
-const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A list: at most `limit` pets (20 by default), all of the filtered status, each id once, by id, and a prefix of the longer list. */
 async function judgeList(
