@@ -10,6 +10,8 @@
 import type {
   Checkpoint,
   Forwarding,
+  Hold,
+  HoldInput,
   JournalEntry,
   SandboxHealth,
   Scenario,
@@ -28,6 +30,8 @@ export type {
   Checkpoint,
   ErrorCode,
   Forwarding,
+  Hold,
+  HoldInput,
   JournalEntry,
   JournalFilter,
   OperationId,
@@ -111,6 +115,21 @@ export interface SandboxClient {
     restore(name: string): Promise<void>
     /** `DELETE /__sandbox/checkpoints/{name}`. Throws a 404 for a name there is none of. */
     remove(name: string): Promise<void>
+  }
+  /**
+   * Holds: the next calls of an operation wait, answering nothing, until released. With a key
+   * under `--isolate`, that key's calls. Wait for `holding` in `list()`, never a sleep.
+   */
+  readonly holds: {
+    /** `POST /__sandbox/holds`: holds the next `times` calls (default 1) of `operation`. */
+    add(input: HoldInput): Promise<Hold>
+    /** `GET /__sandbox/holds`: each hold with `holding`, the calls waiting in it now. */
+    list(): Promise<Hold[]>
+    /**
+     * `POST /__sandbox/holds/{id}/release`: lets its calls go (answering `status` instead, when
+     * given) and ends it. Throws a 404 for a hold there is none of.
+     */
+    release(id: number, options?: { status?: number }): Promise<Hold>
   }
   /** The same sandbox and fetch, as another key sees it: one client per e2e worker. Undefined: no key. */
   forKey(key: string | undefined): SandboxClient
@@ -237,6 +256,12 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
       list: () => sendJson<Checkpoint[]>('GET', '/checkpoints'),
       restore: (name) => sendVoid('POST', `/checkpoints/${encodeURIComponent(name)}/restore`),
       remove: (name) => sendVoid('DELETE', `/checkpoints/${encodeURIComponent(name)}`),
+    },
+    holds: {
+      add: (input) => sendJson<Hold>('POST', '/holds', input),
+      list: () => sendJson<Hold[]>('GET', '/holds'),
+      release: (id, options = {}) =>
+        sendJson<Hold>('POST', `/holds/${encodeURIComponent(String(id))}/release`, options),
     },
     forKey: (other) => createSandboxClient({ baseUrl: origin, key: other, fetch: injected }),
   }

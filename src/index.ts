@@ -13,6 +13,9 @@ import { createMswHandlers } from './msw/handlers.js'
 export {
   CheckpointError,
   createSandboxCore,
+  HoldError,
+  type HoldOptions,
+  type SandboxHold,
   type CheckpointOptions,
   type Hosting,
   type Persistence,
@@ -22,7 +25,7 @@ export {
 export type { CheckpointSummary } from './core/admin/checkpoints.js'
 export type { CoreRequest, CoreResponse, RequestHeaders } from './core/http/http.js'
 export { UpstreamFailure, type Upstream, type UpstreamFailureKind, type UpstreamRequest } from './core/upstream.js'
-export type { SandboxHealth } from './core/admin/contract.js'
+export type { Hold, SandboxHealth } from './core/admin/contract.js'
 export { type PetStore, PetValidationError, StateError } from './core/api/store.js'
 export { generatePets } from './core/api/generate.js'
 export type { JournalEntry, JournalFilter, RequestJournal } from './core/admin/journal.js'

@@ -148,6 +148,8 @@ describe('the route table', () => {
     { target: '/__sandbox/checkpoints', allow: 'GET, HEAD, POST' },
     { target: '/__sandbox/checkpoints/demo', allow: 'DELETE' },
     { target: '/__sandbox/checkpoints/demo/restore', allow: 'POST' },
+    { target: '/__sandbox/holds', allow: 'GET, HEAD, POST' },
+    { target: '/__sandbox/holds/1/release', allow: 'POST' },
     { target: '/__sandbox/', allow: 'GET, HEAD' },
     { target: '/__sandbox/docs/swagger-ui.css', allow: 'GET, HEAD' },
     { target: '/__sandbox/ui/dashboard.js', allow: 'GET, HEAD' },
@@ -191,6 +193,8 @@ describe('the route table', () => {
       '/events',
       '/forwarding',
       '/health',
+      '/holds',
+      '/holds/{id}/release',
       '/pets',
       '/requests',
       '/reset',
@@ -210,7 +214,7 @@ describe('the route table', () => {
     const targets = ROUTES.map(({ target }) => target)
     for (const path of Object.keys(openapi.paths)) expect(targets, path).toContain(`/v1${path.replace('{petId}', '1')}`)
     for (const path of Object.keys(adminOpenapi.paths)) {
-      expect(targets, path).toContain(`/__sandbox${path.replace('{name}', 'demo')}`)
+      expect(targets, path).toContain(`/__sandbox${path.replace('{name}', 'demo').replace('{id}', '1')}`)
     }
   })
 

@@ -38,6 +38,7 @@ const CODES = [
   'forbidden',
   'pet_not_found',
   'checkpoint_not_found',
+  'hold_not_found',
   'not_found',
   'method_not_allowed',
   'request_timeout',
@@ -162,6 +163,8 @@ const FORWARD_NOTHING = '{"forward":[]}'
 /** A checkpoint saved over whenever it exists: the name the checkpoint rows' targets use. */
 const CHECKPOINT = '{"name":"cp","replace":true}'
 const CHECKPOINT_SAVED = { method: 'POST', target: '/__sandbox/checkpoints', body: CHECKPOINT, status: 201 } as const
+/** A hold made first; the request's target names it where it says `{given}` (its id, from the answer). */
+const HOLD_ADDED = { method: 'POST', target: '/__sandbox/holds', body: '{"operation":"getPet"}', status: 201 } as const
 
 /** An area the interface names without showing it: every call answers 501 once authenticated. */
 function unimplemented(id: string, method: string, path: string, target: string, wrongMethod: string): Row {
@@ -431,6 +434,37 @@ const TABLE: readonly Row[] = [
     success: { status: 204 },
     statuses: [204, 400, 401, 403, 404, 405, 408, 413, 414, 417, 431, 500, 501],
     adds: { 404: ['checkpoint_not_found'] },
+  }),
+  admin({
+    id: 'listHolds',
+    method: 'GET',
+    path: '/__sandbox/holds',
+    wrongMethod: 'PUT',
+    success: { status: 200, mediaType: JSON_TYPE },
+    statuses: [200, 400, 401, 403, 405, 408, 413, 414, 417, 431, 500, 501],
+  }),
+  admin({
+    id: 'addHold',
+    method: 'POST',
+    path: '/__sandbox/holds',
+    wrongMethod: 'PUT',
+    body: '{"operation":"getPet","times":1}',
+    success: { status: 201, mediaType: JSON_TYPE, always: ['Location'] },
+    statuses: [201, 400, 401, 403, 405, 408, 413, 414, 415, 417, 431, 500, 501],
+    adds: JSON_BODY,
+  }),
+  admin({
+    id: 'releaseHold',
+    method: 'POST',
+    path: '/__sandbox/holds/{id}/release',
+    target: '/__sandbox/holds/{given}/release',
+    wrongMethod: 'GET',
+    body: '{}',
+    given: HOLD_ADDED,
+    success: { status: 200, mediaType: JSON_TYPE },
+    statuses: [200, 400, 401, 403, 404, 405, 408, 413, 414, 415, 417, 431, 500, 501],
+    // 400 invalid_parameter: an id that is not a whole number. 404: no hold of that id.
+    adds: answers(JSON_BODY, { 400: ['invalid_parameter'], 404: ['hold_not_found'] }),
   }),
 ]
 
@@ -969,7 +1003,9 @@ const STIMULI: readonly Stimulus[] = [
   {
     name: 'a JSON body of the wrong shape',
     server: 'main',
-    request: (row) => (row.body === undefined ? undefined : { ...base(row), body: '{}' }),
+    // An empty object is a whole release (every field optional): an array is not one.
+    request: (row) =>
+      row.body === undefined ? undefined : { ...base(row), body: row.id === 'releaseHold' ? '[]' : '{}' },
     aim: () => ({ status: 400, code: 'invalid_body' }),
   },
   {
@@ -1057,6 +1093,20 @@ const STIMULI: readonly Stimulus[] = [
     server: 'main',
     request: (row) => (row.id === 'saveCheckpoint' ? { ...base(row), body: '{"name":"cp"}' } : undefined),
     aim: () => ({ status: 409, code: 'conflict' }),
+  },
+  {
+    name: 'a hold that does not exist',
+    server: 'main',
+    request: (row) =>
+      row.id === 'releaseHold' ? { ...base(row), target: '/__sandbox/holds/999999/release' } : undefined,
+    aim: () => ({ status: 404, code: 'hold_not_found' }),
+  },
+  {
+    name: 'a hold id that is not a whole number',
+    server: 'main',
+    request: (row) =>
+      row.id === 'releaseHold' ? { ...base(row), target: '/__sandbox/holds/first/release' } : undefined,
+    aim: () => ({ status: 400, code: 'invalid_parameter' }),
   },
   {
     name: 'a checkpoint that does not exist',
@@ -1317,7 +1367,7 @@ describe('recorded answers', () => {
       const server = servers[stimulus.server]
       const problems: string[] = []
       const one = async (row: Row): Promise<void> => {
-        const request = stimulus.request(row)
+        let request = stimulus.request(row)
         if (request === undefined) return
         try {
           if (row.given !== undefined) {
@@ -1333,6 +1383,10 @@ describe('recorded answers', () => {
             })
             if (given.status !== status)
               problems.push(`${row.id}: ${method} ${target} first answered ${given.status}, not ${status}`)
+            const made = given.status < 300 ? (JSON.parse(given.body) as { id?: unknown }).id : undefined
+            if (request.target.includes('{given}')) {
+              request = { ...request, target: request.target.replace('{given}', typeof made === 'number' ? String(made) : '0') }
+            }
           }
           const answer = await send(server, request)
           recorded.push({ row, stimulus, answer })

@@ -9,6 +9,7 @@ const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.ur
 const RECIPES: readonly (readonly [file: string, page: string, language: string])[] = [
   ['examples/vitest/pets.test.ts', 'docs/in-process.md', 'ts'],
   ['examples/vitest/per-test.test.ts', 'docs/in-process.md', 'ts'],
+  ['examples/vitest/loading-state.test.ts', 'docs/in-process.md', 'ts'],
   ['examples/commonjs/check.cjs', 'docs/recipes.md', 'js'],
   ['examples/jest/package.json', 'docs/recipes.md', 'json'],
   ['examples/jest/pets.test.js', 'docs/recipes.md', 'js'],

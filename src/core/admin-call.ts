@@ -64,6 +64,14 @@ export async function callAdmin(
       await checkUnusedBody(request, limits)
       return await operation.run(exchange)
     }
+    if (
+      operation.body.optional === true &&
+      read !== undefined &&
+      !read.truncated &&
+      (read.body?.byteLength ?? 0) === 0
+    ) {
+      return await operation.run(exchange)
+    }
     const body = await jsonBodyOf(request, read, { ...operation, body: operation.body }, limits, {
       body: null,
       bytes: 0,

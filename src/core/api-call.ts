@@ -4,7 +4,7 @@
  *   identify:  authenticate (401) -> route (404, 405; a forwarded path parameter that climbs, 400)
  *              -> hold the key's tenant (503 past the tenants cap)
  *   read:      the body, within its cap (413, 415), when no refusal came first
- *   wait:      --delay, refusals included
+ *   wait:      --delay, refusals included; then a hold (admin/holds.ts) until a test releases it
  *   simulate:  scenarios, Prefer and the failure rate (admin/scenarios.ts)
  *   answer:    forward to the upstream (upstream.ts), or execute the operation over the tenant's data
  *   record:    release what the call held, its headers, the counters, the journal, the events
@@ -24,8 +24,9 @@ import type { ApiExchange, ApiOperation } from './api/exchange.js'
 import type { TenantStore } from './api/store.js'
 import type { Clock } from './admin/clock.js'
 import type { ForwardingState } from './admin/forwarding.js'
+import type { Caught, HoldBook } from './admin/holds.js'
 import type { Recorder } from './admin/recording.js'
-import { NONE_APPLIED, simulate, type Simulation } from './admin/scenarios.js'
+import { NONE_APPLIED, simulate, simulatedFailure, type Simulation } from './admin/scenarios.js'
 import type { Tenants } from './admin/tenants.js'
 import { checkUnusedBody, jsonBodyOf, NO_SLOT, takeBody, type BodySlots } from './http/body.js'
 import { ApiError } from './http/errors.js'
@@ -47,6 +48,7 @@ export interface ApiContext {
   readonly tenants: Tenants
   readonly simulation: Simulation
   readonly forwarding: ForwardingState
+  readonly holds: HoldBook
   /** With --upstream: where forwarded operations go. */
   readonly forward: ForwardContext | undefined
   readonly recorder: Recorder
@@ -78,6 +80,8 @@ interface ApiCall extends ForwardRecord {
   /** Gives back the large-body slot, if the call took one. */
   release: () => void
   applied: readonly string[]
+  /** How long a hold kept it, once one let it go. */
+  heldMs: number | undefined
 }
 
 type Step<T> = T | Promise<T>
@@ -85,9 +89,10 @@ type Step<T> = T | Promise<T>
 /** An API request's answer: now when nothing waits, else a promise of it. */
 export function callApi(context: ApiContext, request: CoreRequest, target: Target): Step<CoreResponse> {
   const call = identify(context, request, target)
+  const caught = hold(context, call)
   const delay = context.simulation.traffic.delayMs()
-  if (delay > 0 || (call.refusal === undefined && call.operation?.body !== undefined)) {
-    return answerLater(context, call, delay)
+  if (delay > 0 || caught !== undefined || (call.refusal === undefined && call.operation?.body !== undefined)) {
+    return answerLater(context, call, delay, caught)
   }
   return settle(context, call, attempt(context, call))
 }
@@ -111,6 +116,7 @@ function identify(context: ApiContext, request: CoreRequest, target: Target): Ap
     read: undefined,
     release: NO_SLOT,
     applied: NONE_APPLIED,
+    heldMs: undefined,
     seen: { body: null, bytes: 0 },
     sent: false,
     violations: undefined,
@@ -150,8 +156,29 @@ function keyIfAccepted(authenticate: Authenticate, authorization: string | undef
   }
 }
 
-/** read -> wait, then the rest: the calls that wait for a body or a delay. */
-async function answerLater(context: ApiContext, call: ApiCall, delay: number): Promise<CoreResponse> {
+/**
+ * The hold that catches the call, if one does: taken when the call arrives, so the holds' counts
+ * are right at once (a test waits for `holding`); past the heldRequests budget, a 503 refusal.
+ */
+function hold(context: ApiContext, call: ApiCall): Caught | undefined {
+  const { operation } = call
+  if (call.refusal !== undefined || operation?.simulated !== true) return undefined
+  try {
+    const scope = call.key === undefined ? undefined : context.tenants.of(call.key).scope
+    return context.holds.take(operation.id as OperationId, scope, () => call.request.signal)
+  } catch (error) {
+    call.refusal = error
+    return undefined
+  }
+}
+
+/** read -> wait, then the rest: the calls that wait for a body, a delay or a hold. */
+async function answerLater(
+  context: ApiContext,
+  call: ApiCall,
+  delay: number,
+  caught: Caught | undefined,
+): Promise<CoreResponse> {
   const { operation } = call
   if (call.refusal === undefined && operation?.body !== undefined) {
     try {
@@ -161,6 +188,16 @@ async function answerLater(context: ApiContext, call: ApiCall, delay: number): P
     }
   }
   if (delay > 0) await context.simulation.delays.sleep(delay)
+  if (caught !== undefined) {
+    const how = await caught.until
+    call.heldMs = caught.heldMs()
+    if ('gone' in how) {
+      // No one reads this answer: it is the journal's record of a request its client gave up on.
+      call.refusal ??= new ApiError('bad_request', 'The client closed the connection while its request was held')
+    } else if (how.status !== undefined) {
+      call.refusal ??= simulatedFailure(how.status, 'a released hold')
+    }
+  }
   return settle(context, call, attempt(context, call))
 }
 
@@ -253,6 +290,7 @@ function record(context: ApiContext, call: ApiCall, answered: CoreResponse): Cor
       forwarded: call.sent,
       violations: (call.violations ?? NO_VIOLATIONS).problems,
       moreViolations: call.violations?.more === true,
+      ...(call.heldMs !== undefined && { heldMs: call.heldMs }),
     },
     // A forwarded write changed the upstream's data, not the sandbox's.
     !call.sent && operation?.writes === true && relayed.status < 300,

@@ -260,6 +260,16 @@ export const LIMITS = {
     beyond: '503 `service_unavailable`, `Retry-After: 1`',
     serverOnly: true,
   },
+  heldRequests: {
+    // Each holds its request (and, over HTTP, a socket) until a test releases it: a test that
+    // forgets one must not grow the process.
+    value: 100,
+    unit: 'count',
+    min: 1,
+    max: 10_000,
+    what: 'API requests waiting in holds at once (`POST /__sandbox/holds`)',
+    beyond: '503 `service_unavailable`, `Retry-After: 1`, answered at once',
+  },
   contractProblems: {
     // A relayed list of 12,000 bad pets would otherwise be checked, described and kept in full per
     // answer: 32 clients relaying such lists took the process from 55 MB to 930 MB (issue 27).

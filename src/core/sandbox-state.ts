@@ -13,6 +13,7 @@ import type { CheckpointPool } from './admin/checkpoints.js'
 import {
   createCheckpointControls,
   createDataControls,
+  createHoldControls,
   createJournalControl,
   createScenarioControls,
   type Controls,
@@ -23,6 +24,7 @@ import { createEventBus, type EventBus } from './admin/events.js'
 import type { AdminOperation } from './admin/exchange.js'
 import { createForwarding, type ForwardingState } from './admin/forwarding.js'
 import { healthOf } from './admin/health.js'
+import { createHoldBook, type HoldBook } from './admin/holds.js'
 import { createJournal, type WritableJournal } from './admin/journal.js'
 import { createLiveControls } from './admin/live.js'
 import { createNotices, type Notices } from './admin/notices.js'
@@ -96,6 +98,8 @@ export interface SandboxParts {
   readonly traffic: Traffic
   readonly clock: Clock
   readonly forwarding: ForwardingState
+  /** Calls waiting until a test releases them (POST /__sandbox/holds, `sandbox.hold`). */
+  readonly holds: HoldBook
   readonly listCache: ListCache
   /** What the created pets of all tenants use of the createdPets budget. */
   readonly created: { used: number; readonly max: number }
@@ -109,6 +113,7 @@ export interface SandboxParts {
 export function createParts(config: SandboxConfig, options: SandboxOptions, hosting: Hosting): SandboxParts {
   const { limits } = config
   const changes = { count: 0 }
+  const events = createEventBus()
   return {
     notices:
       hosting.notices ??
@@ -117,7 +122,7 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
       }, limits.noticeWindowMs),
     delays: createDelays(),
     journal: createJournal(limits.journalEntries, config.isolated ? config.label : () => null, limits.journalBytes),
-    events: createEventBus(),
+    events,
     counters: createCounters(),
     scenarios: createScenarioBook(),
     traffic: createTraffic(
@@ -126,6 +131,9 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
     ),
     clock: createClock(options.now),
     forwarding: createForwarding(hosting.upstream?.label ?? null, hosting.upstream?.forward),
+    holds: createHoldBook(limits.heldRequests, (key) => {
+      events.emit({ type: 'holds', key })
+    }),
     listCache: createListCache(limits.listCacheBytes),
     created: { used: 0, max: limits.createdPets },
     changes,
@@ -174,6 +182,7 @@ export function buildReady(
         tenants,
         simulation: { scenarios: parts.scenarios, traffic: parts.traffic, delays: parts.delays },
         forwarding: parts.forwarding,
+        holds: parts.holds,
         forward:
           hosting.upstream === undefined
             ? undefined
@@ -229,11 +238,12 @@ function createSandboxTenants(config: SandboxConfig, parts: SandboxParts, seed: 
 
 function createControls(config: SandboxConfig, parts: SandboxParts, hosting: Hosting, tenants: Tenants): Controls {
   const { journal, scenarios, events } = parts
-  const data = createDataControls({ tenants, journal, scenarios, events })
+  const data = createDataControls({ tenants, journal, scenarios, events, holds: parts.holds })
   const scenarioControls = createScenarioControls(tenants, scenarios)
   return {
     data,
     scenarios: scenarioControls,
+    holds: createHoldControls(tenants, parts.holds),
     journal: createJournalControl(tenants, journal),
     checkpoints: createCheckpointControls({ tenants, events, clock: parts.clock, data, scenarios: scenarioControls }),
     forwarding: parts.forwarding,
@@ -260,6 +270,7 @@ function createControls(config: SandboxConfig, parts: SandboxParts, hosting: Hos
         checkpointBytes: parts.checkpointPool,
         bodies: parts.bodies,
         forwarding: parts.forwarding,
+        holding: () => parts.holds.holding(),
         hostUsage: hosting.usage ?? (() => ({})),
         stateFile: hosting.stateFile ?? (() => null),
       }),

@@ -14,7 +14,10 @@ import type { CheckpointSummary } from './admin/checkpoints.js'
 import { CheckpointInputSchema } from './admin/contract.js'
 import type { AdminOperation } from './admin/exchange.js'
 import type { ScenarioBook } from './admin/scenarios.js'
-import { checkObject, type Pet, type StoreState } from './api/contract.js'
+import type { Hold } from './admin/contract.js'
+import { createHoldControls } from './admin/controls.js'
+import { tenantRefs } from './admin/tenants.js'
+import { checkObject, type OperationId, type Pet, type StoreState } from './api/contract.js'
 import type { ApiOperation } from './api/exchange.js'
 import { generatePets } from './api/generate.js'
 import { petRoutes } from './api/operations.js'
@@ -78,6 +81,17 @@ export interface SandboxCore {
   /** Ends every pending delay at once (their requests answer now): what a shutdown does last. */
   cutDelays(): void
   /**
+   * Holds the next calls of an operation (`times`, default 1): they wait, answering nothing, until
+   * `release()`. For a loading state tested without a timer: `await hold.reached()`, assert, then
+   * `hold.release()`. In isolated mode with `key`, that key's calls only. Throws HoldError naming a
+   * wrong option.
+   */
+  hold(operation: OperationId, options?: HoldOptions): SandboxHold
+  /** The holds in force (a key's own and the shared ones in isolated mode), each with the calls it holds now. */
+  holds(key?: string): Hold[]
+  /** Lets every held call go (each answers as usual) and ends every hold: reset and shutdown do it too. */
+  releaseHolds(): void
+  /**
    * Saves the data (pets and the id sequence) under a name, to rewind to later; with
    * `scenarios: true` the scenarios too. A name in use is refused unless `replace: true`.
    * In isolated mode with `key`, that key's data. Throws past the checkpoint budgets.
@@ -91,6 +105,29 @@ export interface SandboxCore {
   deleteCheckpoint(name: string, key?: string): Promise<void>
   /** What a state file keeps (`--state-file`): the shared data and its checkpoints. */
   readonly persistence: Persistence
+}
+
+export interface HoldOptions {
+  /** How many of the operation's next calls it catches (default 1, at most 1000). */
+  readonly times?: number
+  /** In isolated mode: the key whose calls it catches. */
+  readonly key?: string
+}
+
+/** A hold made in-process (`sandbox.hold`). */
+export interface SandboxHold {
+  readonly id: number
+  /** Resolves once a call is held (at once when one is already; also once the hold is released). */
+  reached(): Promise<void>
+  /** The calls it holds now. */
+  holding(): number
+  /** Lets its calls go and ends it; with a scenario status (401, 429, 500, 503; 404 for getPet), they answer that failure. */
+  release(status?: number): void
+}
+
+/** Thrown by `sandbox.hold` and a hold's `release` for a wrong option: the message names it. */
+export class HoldError extends Error {
+  override readonly name = 'HoldError'
 }
 
 export interface CheckpointOptions {
@@ -183,6 +220,8 @@ function facade(
 ): SandboxCore {
   const controls = async () => (await seeded.later()).controls
   const tenants = async () => (await seeded.later()).tenants
+  // Holds need no seed: the same controls as the routes', over the tenants' one rule for a key's scope.
+  const holds = createHoldControls({ of: tenantRefs(isolated, defaultKey) }, parts.holds)
   return {
     pets: asyncStore(async () => (await tenants()).storeFor(defaultKey)),
     apiKeys,
@@ -212,6 +251,22 @@ function facade(
     handle,
     cutDelays: () => {
       parts.delays.cut()
+    },
+    hold(operation, options = {}) {
+      const { key, ...rest } = options
+      const added = guardHold(() => holds.add(key, { operation, ...rest }))
+      return {
+        id: added.id,
+        reached: () => holds.reached(added.id),
+        holding: () => holds.list(key).find((hold) => hold.id === added.id)?.holding ?? 0,
+        release(status) {
+          guardHold(() => holds.release(key, added.id, status === undefined ? {} : { status }))
+        },
+      }
+    },
+    holds: (key) => holds.list(key),
+    releaseHolds: () => {
+      parts.holds.releaseAll()
     },
     checkpoint: async (name, options) =>
       guardApi(async () => {
@@ -245,6 +300,16 @@ export class CheckpointError extends Error {
     readonly code: string,
   ) {
     super(message)
+  }
+}
+
+/** Runs a hold control, turning its ApiError into a HoldError; releasing a hold twice is no error in-process. */
+function guardHold<T>(run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    if (error instanceof ApiError) throw new HoldError(error.message)
+    throw error
   }
 }
 

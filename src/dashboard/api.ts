@@ -19,6 +19,7 @@ export { ADMIN }
 export type {
   CheckpointInput,
   Forwarding,
+  Hold,
   PetPage,
   SandboxHealth as Health,
   Scenario,

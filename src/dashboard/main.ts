@@ -26,6 +26,7 @@ import {
 } from './api.js'
 import { loadTraffic, setUpChart } from './chart.js'
 import { loadCheckpoints, setUpCheckpoints } from './checkpoints.js'
+import { loadHolds } from './holds.js'
 import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
 import { loadPets, setUpData } from './data.js'
 import { showForwardedFor } from './forwarded.js'
@@ -51,6 +52,7 @@ function reloadScoped(): void {
   void loadJournal()
   void loadScenarios()
   void loadCheckpoints()
+  void loadHolds()
 }
 
 /** Sets a text only when it differs, so live regions do not repeat themselves. */
@@ -153,6 +155,7 @@ function parse(data: string): unknown {
 const petsSoon = throttle(() => void loadPets(), 400)
 const scenariosSoon = throttle(() => void loadScenarios(), 1000)
 const checkpointsSoon = throttle(() => void loadCheckpoints(), 300)
+const holdsSoon = throttle(() => void loadHolds(), 200)
 
 /** Whether an event about `data`'s tenant concerns the one shown (null: every tenant, or shared mode). */
 function forShownTenant(data: string): boolean {
@@ -176,6 +179,8 @@ function onEvent(type: string, data: string): void {
     if (forShownTenant(data)) petsSoon()
   } else if (type === 'checkpoints') {
     if (forShownTenant(data)) checkpointsSoon()
+  } else if (type === 'holds') {
+    if (forShownTenant(data)) holdsSoon()
   }
 }
 
@@ -198,7 +203,7 @@ function connect(): void {
       if (source.readyState === EventSource.CLOSED) retry()
       else text('connection', 'Live updates: reconnecting')
     })
-    for (const type of ['request', 'change', 'checkpoints']) {
+    for (const type of ['request', 'change', 'checkpoints', 'holds']) {
       source.addEventListener(type, (event) => {
         onEvent(type, (event as MessageEvent<string>).data)
       })

@@ -29,6 +29,8 @@ export function createMswHandlers(core: SandboxCore, base: BaseUrl): MswHandlers
       headers: headersOf(request.headers),
       body: null,
       readBody: (maxBytes) => readBody(request, maxBytes),
+      // Aborted when the caller gives up: a held or forwarded call is then let go.
+      signal: request.signal,
     })
     // HEAD carries GET's status and headers, never a body.
     const body = request.method === 'HEAD' ? null : toBody(response.body)

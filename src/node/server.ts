@@ -190,8 +190,6 @@ interface Hosting {
   readonly notices: Notices
   /** Connections open now: health shows them beside the connections limit. */
   readonly connections: { open: number }
-  /** The server forwards to an upstream: its requests carry a signal for the client going away. */
-  readonly forwards: boolean
   /** The state file's saver, once the file is open; health asks for its status before that too. */
   readonly kept: { saver?: StateFile }
 }
@@ -223,7 +221,7 @@ function createHosting(settings: Settings): Hosting {
       }),
     },
   )
-  return { sandbox, notices, connections, forwards: forwardTo !== undefined, kept }
+  return { sandbox, notices, connections, kept }
 }
 
 /** Opens the state file into the sandbox and saves it from then on; a new file is written at once. */
@@ -263,7 +261,6 @@ function createAdapter(hosting: Hosting, settings: Settings): Adapter {
     flight: createFlight(),
     sockets: createSocketTracker(),
     timedOut: new WeakSet(),
-    forwards: hosting.forwards,
   }
 }
 
@@ -313,7 +310,8 @@ function createNodeServer(adapter: Adapter, connections: { open: number }): Serv
     socket.on('error', ignore)
     request.on('error', ignore)
     const { headers, bytes } = headersOf(request.rawHeaders)
-    void adapter.sandbox.handle(coreRequest(request, headers, undefined, bytes)).then((answer) => {
+    // CONNECT is refused before anything could wait on it: its request needs no signal.
+    void adapter.sandbox.handle(coreRequest(request, undefined, headers, undefined, bytes)).then((answer) => {
       writeRaw(socket, answer)
     })
   })
@@ -472,8 +470,6 @@ interface Adapter {
   readonly sockets: SocketTracker
   /** Connections Node's requestTimeout ended (a 408 went out): their requests were not abandoned by the client. */
   readonly timedOut: WeakSet<object>
-  /** The server has an upstream: its requests carry a signal for the client going away. */
-  readonly forwards: boolean
 }
 
 function ignore(): void {
@@ -625,6 +621,8 @@ async function shutDown(server: Server, adapter: Adapter, timeoutMs: number): Pr
   const closed = once(server, 'close')
   server.close()
   server.closeIdleConnections()
+  // Held calls answer now: nothing would release them while the server waits for its requests.
+  adapter.sandbox.releaseHolds()
   await adapter.flight.settle(timeoutMs)
   // Past the bound: cut the connections still open, and answer the delays still pending into them.
   server.closeAllConnections()
@@ -643,8 +641,7 @@ async function serve(
 ): Promise<void> {
   const { log, flight, sandbox, limits } = adapter
   const started = log === undefined ? 0 : performance.now()
-  const plain = coreRequest(request, headers, (limit) => body.read(limit), bytes)
-  const answer = await sandbox.handle(adapter.forwards ? withSignal(plain, request, response) : plain)
+  const answer = await sandbox.handle(coreRequest(request, response, headers, (limit) => body.read(limit), bytes))
   if (body.gone) {
     response.destroy()
     // The client was too slow and got its 408 (clientError): the log says so, not that it left.
@@ -688,12 +685,19 @@ async function serve(
   if (logged && outcome === 'cut') tell(false)
 }
 
+/**
+ * The plain request the core reads. Its `signal` (the client going away), which the core reads
+ * when it forwards a request or a hold catches it, is made on first read: the requests the
+ * sandbox answers at once pay for no controller and no listener.
+ */
 function coreRequest(
   request: IncomingMessage,
+  response: ServerResponse | undefined,
   headers: RequestHeaders,
   readBody: CoreRequest['readBody'],
   headerBytes: number,
 ): CoreRequest {
+  let signal: AbortSignal | undefined
   return {
     method: request.method ?? 'GET',
     target: request.url ?? '/',
@@ -704,19 +708,8 @@ function coreRequest(
     // Empty when the socket is gone already: the core then counts it as another machine's.
     remoteAddress: request.socket.remoteAddress ?? '',
     httpVersion: request.httpVersion,
-  }
-}
-
-/**
- * The request with a `signal` the core reads when it forwards one, made on first read: the
- * requests the sandbox answers itself pay for no controller and no listener.
- */
-function withSignal(plain: CoreRequest, request: IncomingMessage, response: ServerResponse): CoreRequest {
-  let signal: AbortSignal | undefined
-  return {
-    ...plain,
     get signal() {
-      return (signal ??= clientGone(request, response))
+      return response === undefined ? undefined : (signal ??= clientGone(request, response))
     },
   }
 }

@@ -60,6 +60,9 @@ export const JournalEntrySchema = z
       description:
         "Forwarded: each way the upstream's answer breaks the interface document, one sentence each, at most 20 (the contractProblems limit); else empty",
     }),
+    heldMs: z.number().min(0).nullable().meta({
+      description: 'How long a hold kept the request waiting (POST /__sandbox/holds), in ms; null when none caught it',
+    }),
     moreViolations: z.boolean().meta({
       description:
         'Forwarded: the contract check stopped at 20 problems with more to find (the count reads "20+"); else false',
@@ -111,6 +114,39 @@ export const ForwardingInputSchema = z
     forward: z
       .union([z.literal('all'), z.array(z.enum(OPERATIONS))])
       .meta({ description: 'The operations to forward from now on, "all", or [] for none' }),
+  })
+  .strict()
+
+/** Calls a hold may catch: a hold is for a test's next few calls, never a standing rule. */
+export const MAX_HOLD_TIMES = 1000
+
+export const HoldInputSchema = z
+  .object({
+    operation: z.enum(OPERATIONS).meta({ description: 'The operation whose next calls wait' }),
+    times: z
+      .int()
+      .min(1)
+      .max(MAX_HOLD_TIMES)
+      .default(1)
+      .meta({ description: 'How many of its next calls it catches (default 1)' }),
+  })
+  .strict()
+
+export const HoldSchema = z
+  .object({
+    id: z.int().min(1),
+    operation: z.enum(OPERATIONS),
+    remaining: z.int().min(0).meta({ description: 'Calls it will still catch' }),
+    holding: z.int().min(0).meta({ description: 'Calls waiting in it now, holding no answer' }),
+    caught: z.int().min(0).meta({ description: 'Calls it has caught so far, gone clients included' }),
+  })
+  .meta({ description: 'A hold: the next calls of an operation wait until it is released' })
+
+export const HoldReleaseSchema = z
+  .object({
+    status: z.literal(SCENARIO_STATUSES).optional().meta({
+      description: 'Answer the held calls with this simulated failure instead (404 for getPet only)',
+    }),
   })
   .strict()
 
@@ -220,5 +256,7 @@ export type Traffic = z.infer<typeof TrafficSchema>
 export type CheckpointInput = z.input<typeof CheckpointInputSchema>
 export type Checkpoint = z.infer<typeof CheckpointSchema>
 export type Forwarding = z.infer<typeof ForwardingSchema>
+export type Hold = z.infer<typeof HoldSchema>
+export type HoldInput = z.input<typeof HoldInputSchema>
 /** Which operations to forward: a list (`[]` for none), or `all`. */
 export type ForwardingInput = z.infer<typeof ForwardingInputSchema>

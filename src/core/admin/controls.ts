@@ -6,14 +6,22 @@
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { checkStoreState, type StoreState } from '../api/contract.js'
+import { checkObject, checkStoreState, type StoreState } from '../api/contract.js'
 import { createTenantStore, StateError, type TenantStore } from '../api/store.js'
 import { ApiError } from '../http/errors.js'
 import { checkpointNameProblem, type CheckpointSummary } from './checkpoints.js'
 import type { Clock } from './clock.js'
-import type { SandboxHealth, Scenario, ScenarioInput } from './contract.js'
+import {
+  HoldInputSchema,
+  HoldReleaseSchema,
+  type Hold,
+  type SandboxHealth,
+  type Scenario,
+  type ScenarioInput,
+} from './contract.js'
 import type { EventBus } from './events.js'
 import type { ForwardingState } from './forwarding.js'
+import type { HoldBook } from './holds.js'
 import type { JournalEntry, JournalFilter, WritableJournal } from './journal.js'
 import { matchesFilter } from './journal.js'
 import type { LiveControls } from './live.js'
@@ -53,9 +61,20 @@ export interface CheckpointControls {
   remove(key: string | undefined, name: string): void
 }
 
+export interface HoldControls {
+  /** Adds a hold after checking the input; throws ApiError invalid_body naming each wrong field. */
+  add(key: string | undefined, input: unknown): Hold
+  list(key: string | undefined): Hold[]
+  /** Lets the hold's calls go (with a scenario status when the input has one) and ends it; 404 when none. */
+  release(key: string | undefined, id: number, input: unknown): Hold
+  /** Resolves once the hold has caught a call, or at once when it already holds one or is gone. */
+  reached(id: number): Promise<void>
+}
+
 export interface Controls {
   readonly data: DataControls
   readonly scenarios: ScenarioControls
+  readonly holds: HoldControls
   /** The journal, or in isolated mode with a key that key's entries only, filtered. */
   journal(key: string | undefined, filter: JournalFilter): JournalEntry[]
   readonly checkpoints: CheckpointControls
@@ -71,9 +90,10 @@ interface DataParts {
   readonly journal: WritableJournal
   readonly scenarios: WritableScenarioBook
   readonly events: EventBus
+  readonly holds: HoldBook
 }
 
-export function createDataControls({ tenants, journal, scenarios, events }: DataParts): DataControls {
+export function createDataControls({ tenants, journal, scenarios, events, holds }: DataParts): DataControls {
   const apply = (checked: StoreState, key: string | undefined) => {
     const { owner, scope } = tenants.of(key)
     tenants.storeFor(owner).restore(checked)
@@ -84,6 +104,8 @@ export function createDataControls({ tenants, journal, scenarios, events }: Data
     reset(key) {
       const { scope } = tenants.of(key)
       tenants.reset(key)
+      // A held call answers from the data as it is now: the seed.
+      holds.releaseAll(scope)
       if (scope !== undefined) {
         journal.clearTenant(scope)
       } else {
@@ -130,6 +152,32 @@ export function createScenarioControls(tenants: Tenants, shared: WritableScenari
     clear(key) {
       bookFor(key, false)?.clear()
     },
+  }
+}
+
+export function createHoldControls(tenants: Pick<Tenants, 'of'>, holds: HoldBook): HoldControls {
+  return {
+    add(key, input) {
+      const checked = checkObject(HoldInputSchema, input, 'hold')
+      if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
+      return holds.add(tenants.of(key).scope, checked.value.operation, checked.value.times)
+    },
+    list: (key) => holds.list(tenants.of(key).scope),
+    release(key, id, input) {
+      const checked = checkObject(HoldReleaseSchema, input ?? {}, 'release')
+      if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
+      const { scope } = tenants.of(key)
+      const { status } = checked.value
+      const hold = holds.list(scope).find((candidate) => candidate.id === id)
+      if (status === 404 && hold !== undefined && hold.operation !== 'getPet') {
+        throw new ApiError(
+          'invalid_body',
+          `release.status: 404 is only a getPet answer; hold ${id} holds ${hold.operation}`,
+        )
+      }
+      return holds.release(scope, id, status)
+    },
+    reached: (id) => holds.reached(id),
   }
 }
 

@@ -14,6 +14,8 @@ export type SandboxEvent =
   | { readonly type: 'change'; readonly key: string | undefined }
   /** A checkpoint saved or deleted (a rewind is a change). */
   | { readonly type: 'checkpoints'; readonly key: string | undefined }
+  /** A hold was added or released, caught a call or lost one: the dashboard's list of held requests. */
+  | { readonly type: 'holds'; readonly key: string | undefined }
 
 interface Subscription {
   /** Unsubscribes; calling it again does nothing. */

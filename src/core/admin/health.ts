@@ -42,6 +42,8 @@ export interface HealthParts {
   readonly checkpointBytes: CheckpointPool
   readonly bodies: BodySlots
   readonly forwarding: ForwardingState
+  /** Calls held now, beside the heldRequests budget. */
+  readonly holding: () => number
   readonly hostUsage: HostUsage
   /** The host's state file; none in-process. */
   readonly stateFile: () => StateFileHealth | null
@@ -82,6 +84,7 @@ function usageOf(parts: HealthParts): SandboxHealth['limits'] {
     eventStreams: parts.events.count(),
     eventBacklogBytes: parts.events.largestBacklog(),
     upstreamRequests: parts.forwarding.exchanges.waiting,
+    heldRequests: parts.holding(),
     ...parts.hostUsage(),
   }
   return Object.fromEntries(

@@ -53,6 +53,8 @@ export interface Recorded {
   readonly violations?: readonly string[]
   /** The contract check stopped at its bound (contractProblems) with more to find. */
   readonly moreViolations?: boolean
+  /** How long a hold kept it waiting, in ms; none caught it when left out. */
+  readonly heldMs?: number
 }
 
 export interface WritableJournal extends RequestJournal {
@@ -182,6 +184,7 @@ function toEntry(id: number, recorded: Recorded, label: (key: string) => TenantL
     ...tenantOf(recorded.tenant === undefined ? null : label(recorded.tenant)),
     forwarded: recorded.forwarded === true,
     violations: [...(recorded.violations ?? [])],
+    heldMs: recorded.heldMs === undefined ? null : Math.round(recorded.heldMs * 100) / 100,
     moreViolations: recorded.moreViolations === true,
   })
 }

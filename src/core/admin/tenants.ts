@@ -105,6 +105,12 @@ interface Tenant {
   inFlight: number
 }
 
+/** The one rule for whose data and scope a key means (TenantRef), as a function of the mode. */
+export function tenantRefs(isolated: boolean, defaultKey: string): (key: string | undefined) => TenantRef {
+  const everyone: TenantRef = Object.freeze({ owner: defaultKey, scope: undefined })
+  return (key) => (isolated && key !== undefined ? { owner: key, scope: key } : everyone)
+}
+
 export function createTenants(options: {
   seed: readonly Pet[]
   isolated: boolean
@@ -126,9 +132,7 @@ export function createTenants(options: {
   const keysByHandle = new Map<string, string>()
   let evicted = 0
   const idOf = (key: string) => (isolated ? key : defaultKey)
-  const everyone: TenantRef = Object.freeze({ owner: defaultKey, scope: undefined })
-  const of = (key: string | undefined): TenantRef =>
-    isolated && key !== undefined ? { owner: key, scope: key } : everyone
+  const of = tenantRefs(isolated, defaultKey)
 
   const evictOne = (): boolean => {
     const key = evictOneOf(tenants, keysByHandle, defaultKey)

@@ -136,6 +136,10 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <ul id="scenarios" class="scenarios" aria-label="Scenarios in force"></ul>
 <button type="button" id="scenarios-clear">Clear all scenarios</button>
 <div id="scenarios-error" class="alert" role="alert"></div>
+<h3 id="holds-heading">Held requests</h3>
+<p class="hint" id="holds-hint">Calls a hold keeps waiting (<code>POST /__sandbox/holds</code>); Release lets them answer.</p>
+<ul id="holds" class="checkpoints" aria-labelledby="holds-heading" aria-describedby="holds-hint"></ul>
+<div id="holds-error" class="alert" role="alert"></div>
 <div id="forwarding-block" hidden>
 <h3 id="forwarding-heading">Forwarding</h3>
 <p class="hint" id="forwarding-hint">Checked operations go to the upstream <code id="forwarding-upstream"></code>, behind the scenarios and delays; the sandbox answers the rest.</p>

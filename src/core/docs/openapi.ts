@@ -149,7 +149,7 @@ function operationObject(route: Route, operation: OperationSpec): Json {
     ...(parameters.length > 0 && { parameters }),
     ...(operation.body !== undefined && {
       requestBody: {
-        required: true,
+        required: operation.body.optional !== true,
         content: {
           'application/json': {
             schema: bodySchema(operation.body.schema, 'input'),

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   forbidden: 403,
   pet_not_found: 404,
   checkpoint_not_found: 404,
+  hold_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -46,7 +46,7 @@ export interface CoreRequest {
    * Work done on the client's behalf elsewhere (a forwarded request) stops there, as no one is
    * left to answer; undefined in-process, where nothing outlives its caller.
    */
-  readonly signal?: AbortSignal
+  readonly signal?: AbortSignal | undefined
 }
 
 export interface BodyRead {

@@ -58,6 +58,8 @@ export interface OperationSpec {
     readonly emptyHint: string
     /** A body the reference page's "Try it out" starts from, and generated docs show. */
     readonly example?: unknown
+    /** An empty body (no bytes at all) is taken as none: the operation runs with `body` undefined. */
+    readonly optional?: boolean
   }
   /** Headers on every answer of this operation, errors included. */
   readonly headers?: Readonly<Record<string, string>>
