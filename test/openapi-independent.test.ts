@@ -1385,7 +1385,10 @@ describe('recorded answers', () => {
               problems.push(`${row.id}: ${method} ${target} first answered ${given.status}, not ${status}`)
             const made = given.status < 300 ? (JSON.parse(given.body) as { id?: unknown }).id : undefined
             if (request.target.includes('{given}')) {
-              request = { ...request, target: request.target.replace('{given}', typeof made === 'number' ? String(made) : '0') }
+              request = {
+                ...request,
+                target: request.target.replace('{given}', typeof made === 'number' ? String(made) : '0'),
+              }
             }
           }
           const answer = await send(server, request)
