@@ -95,9 +95,13 @@ export interface SandboxClient {
     get(): Promise<Forwarding>
     /**
      * `PUT /__sandbox/forwarding`: forward these operations from now on (`[]` for none, `all` for
-     * every one). Throws a 400 naming an unknown operation, a 409 when the server has no upstream.
+     * every one), or `{ forward?, record? }` to switch recording (`--record`) too; what is left
+     * out stays as it is. Throws a 400 naming an unknown operation, a 409 when the server has no
+     * upstream.
      */
-    set(forward: readonly OperationId[] | 'all'): Promise<Forwarding>
+    set(
+      forward: readonly OperationId[] | 'all' | { forward?: readonly OperationId[] | 'all'; record?: boolean },
+    ): Promise<Forwarding>
   }
   /**
    * Named checkpoints of the data, to rewind to: what a demo saves after its rehearsal. With a key
@@ -249,7 +253,8 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     health: () => sendJson<SandboxHealth>('GET', '/health'),
     forwarding: {
       get: () => sendJson<Forwarding>('GET', '/forwarding'),
-      set: (forward) => sendJson<Forwarding>('PUT', '/forwarding', { forward }),
+      set: (forward) =>
+        sendJson<Forwarding>('PUT', '/forwarding', forward === 'all' || Array.isArray(forward) ? { forward } : forward),
     },
     checkpoints: {
       save: (name, options = {}) => sendJson<Checkpoint>('POST', '/checkpoints', { name, ...options }),

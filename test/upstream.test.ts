@@ -198,23 +198,42 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
 
   it('switches getPet on and off at run time, over HTTP and with the admin client', async () => {
     const client = createSandboxClient({ baseUrl: b.url })
-    expect(await client.forwarding.get()).toEqual({ upstream: a.url, forward: ['listPets'], operations: OPERATIONS })
+    expect(await client.forwarding.get()).toEqual({
+      upstream: a.url,
+      forward: ['listPets'],
+      operations: OPERATIONS,
+      record: false,
+      recorded: 0,
+    })
 
     expect(await client.forwarding.set(['getPet', 'listPets'])).toEqual({
       upstream: a.url,
       forward: ['listPets', 'getPet'],
       operations: OPERATIONS,
+      record: false,
+      recorded: 0,
     })
     const forwarded = await fetch(`${b.apiUrl}/pets/1`, { headers: auth(B_KEY) })
     expect(await forwarded.json()).toEqual(A_PETS[0])
     expect(forwarded.headers.get(VIOLATIONS)).toBe('0')
     // A's own getPet headers, relayed: the sandbox adds none of its own to an upstream's answer.
     expect(forwarded.headers.get('deprecation')).toBe('@1767225600')
-    expect((await client.health()).upstream).toEqual({ label: a.url, forward: ['listPets', 'getPet'] })
+    expect((await client.health()).upstream).toEqual({
+      label: a.url,
+      forward: ['listPets', 'getPet'],
+      record: false,
+      recorded: 0,
+    })
 
     const off = await putForwarding(b, '{"forward":["listPets"]}')
     expect(off.status).toBe(200)
-    expect(await off.json()).toEqual({ upstream: a.url, forward: ['listPets'], operations: OPERATIONS })
+    expect(await off.json()).toEqual({
+      upstream: a.url,
+      forward: ['listPets'],
+      operations: OPERATIONS,
+      record: false,
+      recorded: 0,
+    })
     expect(await (await fetch(`${b.apiUrl}/pets/1`, { headers: auth(B_KEY) })).json()).toMatchObject({
       name: 'Biscuit',
     })
@@ -275,7 +294,13 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
     expect(body).toMatchObject({ code: 'conflict', status: 409 })
     expect(body.message).toContain('--upstream <api-url>')
     const client = createSandboxClient({ baseUrl: a.url })
-    expect(await client.forwarding.get()).toEqual({ upstream: null, forward: [], operations: OPERATIONS })
+    expect(await client.forwarding.get()).toEqual({
+      upstream: null,
+      forward: [],
+      operations: OPERATIONS,
+      record: false,
+      recorded: 0,
+    })
     // Forwarding nothing is no conflict.
     expect((await client.forwarding.set([])).forward).toEqual([])
     const error = await client.forwarding.set('all').catch((reason: unknown) => reason)

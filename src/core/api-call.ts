@@ -7,6 +7,7 @@
  *   wait:      --delay, refusals included; then a hold (admin/holds.ts) until a test releases it
  *   simulate:  scenarios, Prefer and the failure rate (admin/scenarios.ts)
  *   answer:    forward to the upstream (upstream.ts), or execute the operation over the tenant's data
+ *   keep:      with --record, the pets a forwarded answer carries, into the key's data (api/record.ts)
  *   record:    release what the call held, its headers, the counters, the journal, the events
  *
  * Everything that needs no body is decided first, so a refused body is never read. The key is
@@ -36,6 +37,7 @@ import type { Target } from './http/target.js'
 import type { Limits } from './limits.js'
 import { climbingParameter, forward, type ForwardContext, type ForwardRecord } from './upstream.js'
 import { NO_VIOLATIONS } from './api/answer-check.js'
+import { keepPets, petsOf, type Kept } from './api/record.js'
 import { methodNotAllowed } from './http/answers.js'
 
 /** What every API call of one sandbox shares. */
@@ -82,6 +84,8 @@ interface ApiCall extends ForwardRecord {
   applied: readonly string[]
   /** How long a hold kept it, once one let it go. */
   heldMs: number | undefined
+  /** With --record, what a forwarded answer left in the data. */
+  kept: Kept | undefined
 }
 
 type Step<T> = T | Promise<T>
@@ -117,6 +121,7 @@ function identify(context: ApiContext, request: CoreRequest, target: Target): Ap
     release: NO_SLOT,
     applied: NONE_APPLIED,
     heldMs: undefined,
+    kept: undefined,
     seen: { body: null, bytes: 0 },
     sent: false,
     violations: undefined,
@@ -224,9 +229,10 @@ function proceed(context: ApiContext, call: ApiCall): Step<CoreResponse> {
   const applied = simulate(context.simulation, id, header(call.request.headers, 'prefer'), own)
   const next = (names: readonly string[]): Step<CoreResponse> => {
     call.applied = names
-    return call.forward && context.forward !== undefined
-      ? forward(context.forward, { ...operation, id }, call.request, call.target, call.read, call)
-      : execute(context, call, operation)
+    if (!call.forward || context.forward === undefined) return execute(context, call, operation)
+    const relayed = forward(context.forward, { ...operation, id }, call.request, call.target, call.read, call)
+    // Read once per answer: switching recording off stops it for the answers still to come.
+    return context.forwarding.record ? relayed.then((response) => keep(context, call, id, response)) : relayed
   }
   return applied instanceof Promise ? applied.then(next) : next(applied)
 }
@@ -249,6 +255,38 @@ function execute(context: ApiContext, call: ApiCall, operation: ApiOperation): S
   return jsonBodyOf(request, call.read, { ...operation, body: operation.body }, context.limits, call.seen).then(
     (body) => operation.run({ ...exchange, body }),
   )
+}
+
+/**
+ * The keep stage (--record): the pets a forwarded success carries, into the data of the key the
+ * call came with; a call with no accepted key records nothing. The answer goes out as it came.
+ */
+function keep(context: ApiContext, call: ApiCall, operation: OperationId, response: CoreResponse): CoreResponse {
+  const body = response.body
+  const candidates =
+    typeof body === 'string' || body instanceof Uint8Array || body === null
+      ? petsOf(operation, response.status, body)
+      : undefined
+  if (candidates === undefined) return response
+  const { key } = call
+  if (key === undefined) {
+    call.kept = {
+      pets: 0,
+      changed: 0,
+      refused: ['nothing recorded: the call came with no key the sandbox accepts, so it has no data to record into'],
+    }
+    return response
+  }
+  try {
+    const store = context.tenants.storeFor(context.tenants.of(key).owner)
+    call.kept = keepPets(store, candidates, context.limits.contractProblems)
+  } catch (error) {
+    // Past the tenants cap with every tenant busy: the answer still goes out, unrecorded.
+    if (!(error instanceof ApiError)) throw error
+    call.kept = { pets: 0, changed: 0, refused: [`nothing recorded: ${error.message}`] }
+  }
+  context.forwarding.recorded.pets += call.kept.changed
+  return response
 }
 
 /** Waits for an answer that was not ready at once, then records it. */
@@ -291,9 +329,10 @@ function record(context: ApiContext, call: ApiCall, answered: CoreResponse): Cor
       violations: (call.violations ?? NO_VIOLATIONS).problems,
       moreViolations: call.violations?.more === true,
       ...(call.heldMs !== undefined && { heldMs: call.heldMs }),
+      ...(call.kept !== undefined && { recorded: { pets: call.kept.pets, refused: call.kept.refused } }),
     },
-    // A forwarded write changed the upstream's data, not the sandbox's.
-    !call.sent && operation?.writes === true && relayed.status < 300,
+    // A forwarded write changed the upstream's data, not the sandbox's (unless it was recorded).
+    (!call.sent && operation?.writes === true && relayed.status < 300) || (call.kept?.changed ?? 0) > 0,
   )
   return context.labelTenants && key !== undefined ? { ...relayed, tenant: context.tenants.labelOf(key) } : relayed
 }

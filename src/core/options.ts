@@ -132,6 +132,7 @@ const serverFields = (label: Label) => ({
   forward: z.union([z.literal('all'), z.array(z.enum(OPERATIONS))], {
     error: `${label('forward')} must be "all" or a list of operations: ${OPERATIONS.join(', ')}`,
   }),
+  record: z.boolean({ error: `${label('record')} must be true or false` }),
   // A secret: never quoted back.
   upstreamKey: z.string().regex(TOKEN_PATTERN, {
     error: `${label('upstreamKey')} is not a valid bearer token. Use letters, digits and - . _ ~ + / only`,
@@ -151,8 +152,9 @@ function together(options: Readonly<Record<string, unknown>>, context: z.Refinem
   for (const [name, flag] of [
     ['forward', '--forward'],
     ['upstreamKey', '--upstream-key'],
+    ['record', '--record'],
   ] as const) {
-    if (options[name] !== undefined && options.upstream === undefined) {
+    if (options[name] !== undefined && options[name] !== false && options.upstream === undefined) {
       context.addIssue({
         code: 'custom',
         path: [name],
@@ -239,6 +241,7 @@ export interface Flags {
   readonly upstream?: string | undefined
   readonly forward?: readonly string[] | 'all' | undefined
   readonly upstreamKey?: string | undefined
+  readonly record?: boolean | undefined
 }
 
 /** A CLI flag given without the flag it needs, in the flags' words; checked before anything is read. */
@@ -248,6 +251,7 @@ export function flagsProblem(flags: Flags): string | undefined {
   // `--forward none` forwards nothing, which needs no upstream: it is what the sandbox does without one.
   if (flags.forward === 'all' || (flags.forward?.length ?? 0) > 0) return '--forward needs --upstream <api-url>'
   if (flags.upstreamKey !== undefined) return '--upstream-key needs --upstream <api-url>'
+  if (flags.record === true) return '--record needs --upstream <api-url>'
   return undefined
 }
 

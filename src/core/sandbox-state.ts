@@ -130,7 +130,11 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
       createRandom(options.randomSeed),
     ),
     clock: createClock(options.now),
-    forwarding: createForwarding(hosting.upstream?.label ?? null, hosting.upstream?.forward),
+    forwarding: createForwarding(
+      hosting.upstream?.label ?? null,
+      hosting.upstream?.forward,
+      hosting.upstream?.record === true,
+    ),
     holds: createHoldBook(limits.heldRequests, (key) => {
       events.emit({ type: 'holds', key })
     }),

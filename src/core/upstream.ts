@@ -74,6 +74,8 @@ export interface Upstream {
   send(request: UpstreamRequest): Promise<PlainAnswer>
   /** The operations forwarded from the start. */
   readonly forward: readonly OperationId[]
+  /** Record from the start (`--record`): forwarded answers' pets are kept in the sandbox's data. */
+  readonly record?: boolean
   /** Sent upstream as `Authorization: Bearer <key>` in place of the client's (who needs a sandbox key). */
   readonly key?: string
 }

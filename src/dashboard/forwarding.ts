@@ -20,11 +20,40 @@ export function showUpstream(upstream: Health['upstream']): void {
   if (upstream === null) return
   const label = byId('forwarding-upstream')
   if (label.textContent !== upstream.label) label.textContent = upstream.label
+  showRecording(upstream.record, upstream.recorded)
   if (boxes.size === 0) {
     void load()
     return
   }
   if (!busy) check(upstream.forward)
+}
+
+/** The record box and the count of recorded pets, as the server has them. */
+function showRecording(record: boolean, recorded: number): void {
+  const box = byId('record') as HTMLInputElement
+  if (!box.dataset.wired) {
+    box.dataset.wired = 'true'
+    box.addEventListener('change', () => void switchRecording(box.checked))
+  }
+  if (!busy) box.checked = record
+  const text = `${recorded} pet${recorded === 1 ? '' : 's'} recorded since the start. Recorded pets answer here once forwarding is off.`
+  const note = byId('recorded')
+  if (note.textContent !== text) note.textContent = text
+}
+
+async function switchRecording(on: boolean): Promise<void> {
+  alertIn('forwarding-error', '')
+  busy = true
+  try {
+    const answer = (await (await sendJson(`${ADMIN}/forwarding`, 'PUT', { record: on })).json()) as Forwarding
+    showRecording(answer.record, answer.recorded)
+    say(on ? "The upstream's pets are recorded from now on." : 'Recording is off.')
+  } catch (error) {
+    ;(byId('record') as HTMLInputElement).checked = !on
+    alertIn('forwarding-error', `Could not change the recording: ${messageOf(error)}`)
+  } finally {
+    busy = false
+  }
 }
 
 /** The Data panel says whose pets it shows while a pet operation is forwarded: the sandbox's own. */

@@ -34,7 +34,7 @@ export async function printBanner(server: RunningServer, flags: ServeFlags, pain
       : [
           line(
             'Upstream:',
-            `${link(upstream.label)}, forwarding ${upstream.forward.length === 0 ? `nothing yet (PUT ${ADMIN_PATH}/forwarding)` : upstream.forward.join(', ')}`,
+            `${link(upstream.label)}, forwarding ${upstream.forward.length === 0 ? `nothing yet (PUT ${ADMIN_PATH}/forwarding)` : upstream.forward.join(', ')}${upstream.record ? ', recording its pets' : ''}`,
           ),
         ]
   console.log(

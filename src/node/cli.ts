@@ -281,6 +281,11 @@ function forwarding(): Option[] {
       'none',
     ).argParser(forwardChoices),
     option(
+      '--record',
+      "with --upstream, keep in the sandbox's data every pet a forwarded answer carries that passes the interface and the sandbox's own rules: once forwarding is off, the sandbox answers from them",
+      'PETSTORE_RECORD',
+    ),
+    option(
       '--upstream-key <key>',
       "with --upstream, sent there as Authorization: Bearer <key> in place of the client's credential (the client then needs a sandbox key)",
       'PETSTORE_UPSTREAM_KEY',

@@ -40,6 +40,7 @@ export interface ServeFlags {
   upstream?: string
   forward?: OperationId[] | 'all'
   upstreamKey?: string
+  record?: boolean
 }
 
 /** What an error message calls an option, in the flags' words. */

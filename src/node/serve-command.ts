@@ -84,6 +84,7 @@ function serverOptionsOf(
     ...(flags.upstream !== undefined && { upstream: flags.upstream }),
     ...(forward !== undefined && { forward }),
     ...(flags.upstreamKey !== undefined && { upstreamKey: flags.upstreamKey }),
+    ...(flags.record === true && { record: true }),
     ...(!flags.quiet && {
       log,
       logPolling: flags.log?.includes('admin') === true,

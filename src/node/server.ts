@@ -162,6 +162,7 @@ function withDefaults(options: ServerOptions) {
     upstream,
     forward,
     upstreamKey,
+    record,
     stateFile,
     ...sandbox
   } = options
@@ -176,7 +177,7 @@ function withDefaults(options: ServerOptions) {
     corsOrigins,
     trustProxy,
     shutdownTimeoutMs,
-    upstream: { upstream, forward, upstreamKey },
+    upstream: { upstream, forward, upstreamKey, record },
     stateFile,
     sandbox,
   }

@@ -20,6 +20,11 @@ export interface UpstreamOptions {
   readonly forward?: readonly OperationId[] | 'all' | undefined
   /** Sent upstream as `Authorization: Bearer <key>` in place of the client's credential. */
   readonly upstreamKey?: string | undefined
+  /**
+   * Keep every pet a forwarded answer carries (`--record`), once it passes the interface and the
+   * store's rules: the sandbox then answers from them when forwarding is off. Default: false.
+   */
+  readonly record?: boolean | undefined
 }
 
 /**
@@ -49,6 +54,7 @@ export function createUpstream(options: UpstreamOptions): Upstream | undefined {
     label: origin,
     basePath,
     forward,
+    record: options.record === true,
     ...(options.upstreamKey !== undefined && { key: options.upstreamKey }),
     send: (request) => send(origin, targetOf(basePath, baseQuery, request.target), request),
   }

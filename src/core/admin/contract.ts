@@ -63,6 +63,16 @@ export const JournalEntrySchema = z
     heldMs: z.number().min(0).nullable().meta({
       description: 'How long a hold kept the request waiting (POST /__sandbox/holds), in ms; null when none caught it',
     }),
+    recorded: z
+      .object({
+        pets: z.int().min(0).meta({ description: 'Pets of the answer kept in the data (new, changed or the same)' }),
+        refused: z.array(z.string()).meta({ description: 'Why each pet left out was, one sentence each' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'With --record, on a forwarded success that carries pets: what it left in the data; otherwise null',
+      }),
     moreViolations: z.boolean().meta({
       description:
         'Forwarded: the contract check stopped at 20 problems with more to find (the count reads "20+"); else false',
@@ -106,6 +116,13 @@ export const ForwardingSchema = z
     }),
     forward: z.array(z.enum(OPERATIONS)).meta({ description: 'The operations sent to the upstream now' }),
     operations: z.array(z.enum(OPERATIONS)).meta({ description: 'Every operation that can be forwarded' }),
+    record: z.boolean().meta({
+      description:
+        "Whether forwarded answers' pets are kept in the sandbox's data (--record), to answer from once forwarding is off",
+    }),
+    recorded: z.int().min(0).meta({
+      description: 'Pets recorded since the server started (new or changed; the same pet again is not counted)',
+    }),
   })
   .meta({ description: 'Which operations the upstream answers; the sandbox answers the rest' })
 
@@ -113,9 +130,15 @@ export const ForwardingInputSchema = z
   .object({
     forward: z
       .union([z.literal('all'), z.array(z.enum(OPERATIONS))])
-      .meta({ description: 'The operations to forward from now on, "all", or [] for none' }),
+      .optional()
+      .meta({ description: 'The operations to forward from now on, "all", or [] for none; left out: as they are' }),
+    record: z
+      .boolean()
+      .optional()
+      .meta({ description: "Keep forwarded answers' pets in the sandbox's data from now on; left out: as it is" }),
   })
   .strict()
+  .meta({ description: 'forward, record, or both' })
 
 /** Calls a hold may catch: a hold is for a test's next few calls, never a standing rule. */
 export const MAX_HOLD_TIMES = 1000
@@ -186,6 +209,8 @@ export const SandboxHealthSchema = z.object({
     .object({
       label: z.string().meta({ description: "The upstream's origin, never its path, query or credentials" }),
       forward: z.array(z.enum(OPERATIONS)).meta({ description: 'The operations sent to it now' }),
+      record: z.boolean().meta({ description: "Whether forwarded answers' pets are kept (--record)" }),
+      recorded: z.int().min(0).meta({ description: 'Pets recorded since the server started' }),
     })
     .nullable()
     .meta({ description: 'The upstream the server forwards to (--upstream); null without one' }),

@@ -18,24 +18,40 @@ export interface ForwardingState {
   readonly forwarded: ReadonlySet<string>
   /** Replaces the forwarded operations; 409 when there is no upstream to forward to. */
   set(forward: readonly OperationId[]): void
+  /** Whether forwarded answers' pets are kept (`--record`): read once per forwarded answer. */
+  readonly record: boolean
+  /** Switches recording; 409 when switched on with no upstream. */
+  setRecord(on: boolean): void
+  /** Pets recorded so far (new or changed), for the dashboard and GET /__sandbox/forwarding. */
+  readonly recorded: { pets: number }
   /** Forwarded requests waiting for the upstream now: the upstreamRequests budget's use. */
   readonly exchanges: { waiting: number }
 }
 
 /** In-process there is never an upstream: the set stays empty. */
-export function createForwarding(upstream: string | null, forward: readonly OperationId[] = []): ForwardingState {
+export function createForwarding(
+  upstream: string | null,
+  forward: readonly OperationId[] = [],
+  record = false,
+): ForwardingState {
   const forwarded = new Set<string>()
+  const noUpstream = (what: string) =>
+    new ApiError(
+      'conflict',
+      `This sandbox has no upstream to ${what}: start the sandbox with --upstream <api-url> (startServer: upstream)`,
+    )
   const state: ForwardingState = {
     upstream,
     forwarded,
     exchanges: { waiting: 0 },
+    record,
+    recorded: { pets: 0 },
+    setRecord(on) {
+      if (on && upstream === null) throw noUpstream('record from')
+      ;(state as { record: boolean }).record = on
+    },
     set(next) {
-      if (next.length > 0 && upstream === null) {
-        throw new ApiError(
-          'conflict',
-          'This sandbox has no upstream to forward to: start the sandbox with --upstream <api-url> (startServer: upstream)',
-        )
-      }
+      if (next.length > 0 && upstream === null) throw noUpstream('forward to')
       forwarded.clear()
       // In the order the operations are listed, whatever order they were given in.
       for (const operation of OPERATIONS) if (next.includes(operation)) forwarded.add(operation)
@@ -51,6 +67,8 @@ export function forwardingOf(state: ForwardingState): Forwarding {
     upstream: state.upstream,
     forward: OPERATIONS.filter((operation) => state.forwarded.has(operation)),
     operations: [...OPERATIONS],
+    record: state.record,
+    recorded: state.recorded.pets,
   }
 }
 
@@ -59,14 +77,39 @@ export function forwardingOf(state: ForwardingState): Forwarding {
  * are quoted back once each (the first ten, then how many more) with the names there are;
  * nothing changes when one is wrong.
  */
-export function readForwardInput(body: unknown): readonly OperationId[] {
-  const hint = 'send {"forward": ["listPets", "getPet"]}, {"forward": "all"} or {"forward": []}'
+export function readForwardInput(body: unknown): { forward?: readonly OperationId[]; record?: boolean } {
+  const hint =
+    'send {"forward": ["listPets", "getPet"]}, {"forward": "all"}, {"forward": []}, {"record": true}, or forward and record together'
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('invalid_body', `The body must be a JSON object: ${hint}`)
   }
-  const extra = Object.keys(body).filter((name) => name !== 'forward')
-  if (extra.length > 0) throw new ApiError('invalid_body', `forward is the only field, got ${quoted(extra)}`)
-  const { forward } = body as { forward?: unknown }
+  const problems: string[] = []
+  const extra = Object.keys(body).filter((name) => name !== 'forward' && name !== 'record')
+  if (extra.length > 0) problems.push(`forward and record are the only fields, got ${quoted(extra)}`)
+  const { forward, record } = body as { forward?: unknown; record?: unknown }
+  if (record !== undefined && typeof record !== 'boolean') {
+    problems.push(`record must be true or false, got ${JSON.stringify(record)}`)
+  }
+  if (forward === undefined && record === undefined && extra.length === 0) {
+    problems.push(`forward or record is required: ${hint}`)
+  }
+  let operations: readonly OperationId[] | undefined
+  if (forward !== undefined) {
+    try {
+      operations = readOperations(forward, hint)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      problems.push(error.message)
+    }
+  }
+  if (problems.length > 0) throw new ApiError('invalid_body', problems.join('; '))
+  return {
+    ...(operations !== undefined && { forward: operations }),
+    ...(typeof record === 'boolean' && { record }),
+  }
+}
+
+function readOperations(forward: unknown, hint: string): readonly OperationId[] {
   if (forward === 'all') return OPERATIONS
   if (!Array.isArray(forward) || forward.some((name) => typeof name !== 'string')) {
     throw new ApiError('invalid_body', `forward must be a list of operation names or "all": ${hint}`)

@@ -61,7 +61,14 @@ export function healthOf(parts: HealthParts): SandboxHealth {
     evictions: tenants.evictions(),
     dashboard: `${ADMIN_PATH}/`,
     upstream:
-      forwarding.upstream === null ? null : { label: forwarding.upstream, forward: forwardingOf(forwarding).forward },
+      forwarding.upstream === null
+        ? null
+        : {
+            label: forwarding.upstream,
+            forward: forwardingOf(forwarding).forward,
+            record: forwarding.record,
+            recorded: forwarding.recorded.pets,
+          },
     stateFile: parts.stateFile(),
     limits: usageOf(parts),
   }

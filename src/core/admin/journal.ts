@@ -55,6 +55,8 @@ export interface Recorded {
   readonly moreViolations?: boolean
   /** How long a hold kept it waiting, in ms; none caught it when left out. */
   readonly heldMs?: number
+  /** With --record: the pets its forwarded answer left in the data, and why any were not kept. */
+  readonly recorded?: { readonly pets: number; readonly refused: readonly string[] }
 }
 
 export interface WritableJournal extends RequestJournal {
@@ -185,6 +187,10 @@ function toEntry(id: number, recorded: Recorded, label: (key: string) => TenantL
     forwarded: recorded.forwarded === true,
     violations: [...(recorded.violations ?? [])],
     heldMs: recorded.heldMs === undefined ? null : Math.round(recorded.heldMs * 100) / 100,
+    recorded:
+      recorded.recorded === undefined
+        ? null
+        : { pets: recorded.recorded.pets, refused: [...recorded.recorded.refused] },
     moreViolations: recorded.moreViolations === true,
   })
 }

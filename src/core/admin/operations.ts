@@ -205,17 +205,21 @@ const getForwarding = admin({
 
 const setForwarding = admin({
   id: 'setForwarding',
-  summary: 'Choose the operations the upstream answers from now on',
-  description: `${FORWARDING_SCOPE} An unknown operation name is a 400 naming it; forwarding anything without an upstream is a 409.`,
+  summary: 'Choose the operations the upstream answers, and whether their pets are recorded, from now on',
+  description: `${FORWARDING_SCOPE} \`forward\`, \`record\` or both; a field left out stays as it is. An unknown operation name is a 400 naming it; forwarding anything, or recording, without an upstream is a 409.`,
   body: {
     limit: 'bodyBytes',
     schema: ForwardingInputSchema,
-    emptyHint: 'send {"forward": ["listPets", "getPet"]}, {"forward": "all"} or {"forward": []}',
+    emptyHint: 'send {"forward": ["listPets", "getPet"]}, {"forward": "all"}, {"forward": []} or {"record": true}',
   },
   errors: ['invalid_body', 'conflict'],
   success: [{ status: 200, description: 'The upstream and the operations forwarded now', schema: ForwardingSchema }],
   run({ controls, body }) {
-    controls.forwarding.set(readForwardInput(body))
+    const { forward, record } = readForwardInput(body)
+    // Both checked before either changes: a refused record leaves forward as it was.
+    if (record === true && controls.forwarding.upstream === null) controls.forwarding.setRecord(true)
+    if (forward !== undefined) controls.forwarding.set(forward)
+    if (record !== undefined) controls.forwarding.setRecord(record)
     return json(200, forwardingOf(controls.forwarding))
   },
 })

@@ -44,6 +44,11 @@ const InterfacePetSchema = z.object({
   categoryId: z.int(),
   status: PetStatusSchema.optional(),
 })
+/** What is wrong with a pet by the interface document's Pet, each problem naming its field under `at`. */
+export function interfacePetProblems(item: unknown, at: readonly (string | number)[]): string[] {
+  return problemsAt(InterfacePetSchema, item, at)
+}
+
 const InterfaceErrorSchema = z.object({ code: z.string(), message: z.string(), status: z.int() })
 const SHAPES: Readonly<Record<'pet' | 'error', z.ZodType>> = { pet: InterfacePetSchema, error: InterfaceErrorSchema }
 

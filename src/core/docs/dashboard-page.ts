@@ -144,6 +144,8 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <h3 id="forwarding-heading">Forwarding</h3>
 <p class="hint" id="forwarding-hint">Checked operations go to the upstream <code id="forwarding-upstream"></code>, behind the scenarios and delays; the sandbox answers the rest.</p>
 <fieldset id="forwarding" class="forwarding" aria-describedby="forwarding-hint"><legend>Sent to the upstream</legend></fieldset>
+<div class="check"><input type="checkbox" id="record" aria-describedby="recorded"><label for="record">Record the upstream's pets</label></div>
+<p class="hint" id="recorded">Recorded pets answer here once forwarding is off.</p>
 <div id="forwarding-error" class="alert" role="alert"></div>
 </div>
 <h3>State</h3>
