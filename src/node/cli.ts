@@ -2,12 +2,12 @@
  * The command line, declared as msw's CLI declares its own: each command is a name, its options
  * and an action that hands them to an importable function. `serve` (the default command: it is
  * what `petstore-sandbox [options]` runs) starts the server (serve-command.ts); `verify <api-url>`
- * checks a live server (verify.ts). Flag text becomes values in flags.ts, checked by the core's
+ * checks a live server (verify.ts); `capture <api-url>` writes a fixtures file from one (capture.ts). Flag text becomes values in flags.ts, checked by the core's
  * options schema.
  *
  * May import: node:*, commander, and the Node adapter. Never msw.
  */
-import { Command, Option } from 'commander'
+import { Command, InvalidArgumentError, Option } from 'commander'
 import { OPERATIONS } from '../core/api/contract.js'
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
 import { LIMITS } from '../core/limits.js'
@@ -31,6 +31,7 @@ import { packageVersion } from './package-files.js'
 import { runServe } from './serve-command.js'
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, type RunningServer } from './server.js'
 import { DEFAULT_TIMEOUT_MS, runVerify, type VerifyOptions } from './verify.js'
+import { idRange, runCapture, type CaptureOptions } from './capture.js'
 
 /** Runs the CLI with process.argv-style arguments. Resolves once the server is listening. */
 export async function run(argv: readonly string[]): Promise<RunningServer> {
@@ -46,6 +47,7 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
       { isDefault: true },
     )
     .addCommand(verifyCommand())
+    .addCommand(captureCommand())
   await program.parseAsync(argv)
   // Only serve resolves: verify, --help and --version exit.
   if (started === undefined) throw new Error('petstore-sandbox: the command ended without starting the server')
@@ -69,7 +71,7 @@ function serveCommand(started: (server: RunningServer) => void): Command {
       })
       .addHelpText(
         'after',
-        "\nCommands:\n  verify <api-url>  check a live server against the sandbox's behaviour table (petstore-sandbox verify --help)",
+        "\nCommands:\n  verify <api-url>   check a live server against the sandbox's behaviour table (petstore-sandbox verify --help)\n  capture <api-url>  write a fixtures file from a live server, by reads only (petstore-sandbox capture --help)",
       )
       .showHelpAfterError('(run petstore-sandbox --help for usage)')
       .allowExcessArguments()
@@ -119,6 +121,43 @@ function verifyCommand(): Command {
       .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
       .action((apiUrl: string, options: VerifyOptions) => runVerify(apiUrl, options))
   )
+}
+
+/** `petstore-sandbox capture <api-url>`: exits 0, 1 when pets were left out, 2 on a usage error or a server out of reach. */
+function captureCommand(): Command {
+  return new Command('capture')
+    .description(
+      "Write a fixtures file from a live Pet Store API, by reads only: listPets (limit 100) with no status and with each, and getPet for the ids of --ids. Every pet is checked against the interface and the sandbox's own rules; one that fails is left out and named. The file is sorted by id and is valid for --fixtures as it stands.",
+    )
+    .argument('<api-url>', "the API's base URL, with its version segment, e.g. https://staging.example.com/v1")
+    .addOption(
+      new Option('-k, --api-key <key>', 'the API key to send to the server (never printed)')
+        .env('PETSTORE_CAPTURE_KEY')
+        .default(DEFAULT_API_KEY),
+    )
+    .addOption(new Option('-o, --output <file>', 'the file to write (default: stdout)'))
+    .addOption(
+      new Option('--ids <from-to>', 'also read these ids one by one with getPet, e.g. 1-500').argParser((value) => {
+        try {
+          return idRange(value)
+        } catch (error) {
+          throw new InvalidArgumentError((error as Error).message)
+        }
+      }),
+    )
+    .addOption(
+      new Option('--timeout <ms>', 'how long each request to the server may take')
+        .default(DEFAULT_TIMEOUT_MS)
+        .argParser(milliseconds),
+    )
+    .addHelpText(
+      'after',
+      '\nThe interface has no paging: without --ids a list shows at most 100 pets per status, about 400 in all; capture says when a list came back full.\nExit codes: 0 every pet written; 1 pets left out (named on stderr); 2 a usage error or a server that cannot be reached.',
+    )
+    .allowExcessArguments()
+    .hook('preAction', refuseExtraArguments)
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+    .action((apiUrl: string, options: CaptureOptions) => runCapture(apiUrl, options))
 }
 
 /**

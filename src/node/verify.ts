@@ -108,7 +108,7 @@ async function verifyAndReport(url: URL, options: VerifyOptions): Promise<never>
  * Writes what is left and exits once both pipes have taken it: process.exit() right after a
  * write to a pipe would cut a long report at the pipe's 64 KiB.
  */
-async function exit(code: number, out = '', err = ''): Promise<never> {
+export async function exit(code: number, out = '', err = ''): Promise<never> {
   const write = (stream: NodeJS.WriteStream, text: string) =>
     new Promise<void>((resolve) => {
       if (text === '') resolve()
@@ -121,8 +121,11 @@ async function exit(code: number, out = '', err = ''): Promise<never> {
   process.exit(code)
 }
 
-/** The base URL: http or https, no credentials, query or fragment. Never quoted back: it may hold a secret. */
-function apiUrl(text: string): URL {
+/**
+ * The base URL: http or https, no credentials, query or fragment. Never quoted back: it may hold
+ * a secret. `keyFrom` names where the key goes instead (verify's and capture's flags).
+ */
+export function apiUrl(text: string, keyFrom = '--api-key or PETSTORE_VERIFY_KEY'): URL {
   let url: URL
   try {
     url = new URL(text)
@@ -130,21 +133,19 @@ function apiUrl(text: string): URL {
     throw new Error("<api-url> is not a URL; give the API's base URL, e.g. http://127.0.0.1:3210/v1")
   }
   if (url.username !== '' || url.password !== '') {
-    throw new Error(
-      '<api-url> must not carry credentials (user:password@); give the key with --api-key or PETSTORE_VERIFY_KEY',
-    )
+    throw new Error(`<api-url> must not carry credentials (user:password@); give the key with ${keyFrom}`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new Error(`<api-url> must be an http or https URL, not ${url.protocol.replace(/:$/, '')}`)
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new Error('<api-url> must not have a query or a fragment (a key goes in --api-key or PETSTORE_VERIFY_KEY)')
+    throw new Error(`<api-url> must not have a query or a fragment (a key goes in ${keyFrom})`)
   }
   return url
 }
 
 /** A key goes into a header: visible ASCII only, so it cannot break the request (and is never quoted). */
-function checkKey(key: string): void {
+export function checkKey(key: string): void {
   if (!/^[\x21-\x7e]+$/.test(key)) {
     throw new Error('the API key must be one or more visible ASCII characters, without spaces')
   }

@@ -62,9 +62,7 @@ export function keepPets(store: TenantStore, candidates: readonly unknown[], max
   const refused: string[] = []
   let more = 0
   candidates.forEach((candidate, index) => {
-    // The interface's problems first; the store's own rules name what the interface lets through.
-    const against = interfacePetProblems(candidate, ['pet'])
-    const problems = against.length > 0 ? against : failedRules(candidate)
+    const problems = petProblems(candidate)
     if (problems.length === 0) {
       const checked = checkPet(candidate)
       if (checked.ok) good.set(checked.value.id, checked.value)
@@ -91,8 +89,14 @@ export function keepPets(store: TenantStore, candidates: readonly unknown[], max
   return { pets: good.size, changed: changed.length, refused }
 }
 
-/** The store's own rules beyond the interface's (what `--fixtures` refuses), as sentences. */
-function failedRules(candidate: unknown): string[] {
+/**
+ * Why a pet from another server cannot be kept: the interface document's Pet first, then the
+ * store's own rules, which name what the interface lets through (what `--fixtures` refuses).
+ * Empty when it can be kept. `record` and `capture` both hold pets to it.
+ */
+export function petProblems(candidate: unknown): string[] {
+  const against = interfacePetProblems(candidate, ['pet'])
+  if (against.length > 0) return against
   const checked = checkPet(candidate)
   return checked.ok ? [] : checked.problems
 }
