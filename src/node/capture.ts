@@ -51,7 +51,7 @@ export async function runCapture(text: string, options: CaptureOptions): Promise
   const base = url.pathname.replace(/\/$/, '')
   const steps = captureSteps(options.ids)
   const capture = createCapture()
-  const progress = process.stderr.isTTY === true
+  const progress = process.stderr.isTTY
   for (const [index, step] of steps.entries()) {
     if (progress) process.stderr.write(`\r${NAME}: ${index + 1}/${steps.length} ${step.label}\x1b[K`)
     try {
@@ -71,7 +71,7 @@ export async function runCapture(text: string, options: CaptureOptions): Promise
       // A key refused on the first read would be refused on every one: stop, as a usage error.
       if (index === 0 && answer.status === 401) {
         if (progress) process.stderr.write('\r\x1b[K')
-        return exit(
+        return await exit(
           2,
           '',
           `${NAME}: ${shown} refused the key (401): give the API's key with --api-key or PETSTORE_CAPTURE_KEY`,

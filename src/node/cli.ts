@@ -85,56 +85,60 @@ function serveCommand(started: (server: RunningServer) => void): Command {
 
 /** `petstore-sandbox verify <api-url>`: exits 0, 1 on drift, 2 on a usage error or a server out of reach. */
 function verifyCommand(): Command {
+  return liveServerCommand(
+    'verify',
+    "Check a live Pet Store API against the sandbox's behaviour table: every case runs against <api-url> and an in-process sandbox, and each difference is named. " +
+      'By default it sends reads, and writes the interface says must be refused (no key, a bad body): a server that keeps the interface creates nothing from them. --writes adds creates, bodies only the sandbox refuses, and other methods.',
+    'PETSTORE_VERIFY_KEY',
+    '\nExit codes: 0 no case of the interface differs (with --strict, no case at all); 1 drift; 2 a usage error or a server that cannot be reached.',
+  )
+    .addOption(
+      new Option(
+        '--writes',
+        'also create pets (POST /pets) and read them back (id, Location, list order): for staging only, never production',
+      ),
+    )
+    .addOption(new Option('--json', 'write the report as JSON on stdout instead of the table'))
+    .addOption(new Option('--junit <file>', 'also write the report as JUnit XML to this file, for CI dashboards'))
+    .addOption(new Option('--strict', "exit 1 when any case differs, the sandbox's own choices included"))
+    .action((apiUrl: string, options: VerifyOptions) => runVerify(apiUrl, options))
+}
+
+/**
+ * What verify and capture share: `<api-url>`, the key with its variable, `--timeout`, extra
+ * arguments refused, and a usage error that exits 2 (1 is theirs: drift, or pets left out).
+ */
+function liveServerCommand(name: string, description: string, keyEnv: string, exitCodes: string): Command {
   return (
-    new Command('verify')
-      .description(
-        "Check a live Pet Store API against the sandbox's behaviour table: every case runs against <api-url> and an in-process sandbox, and each difference is named. " +
-          'By default it sends reads, and writes the interface says must be refused (no key, a bad body): a server that keeps the interface creates nothing from them. --writes adds creates, bodies only the sandbox refuses, and other methods.',
-      )
+    new Command(name)
+      .description(description)
       .argument('<api-url>', "the API's base URL, with its version segment, e.g. https://staging.example.com/v1")
       .addOption(
         new Option('-k, --api-key <key>', 'the API key to send to the server (never printed)')
-          .env('PETSTORE_VERIFY_KEY')
+          .env(keyEnv)
           .default(DEFAULT_API_KEY),
       )
-      .addOption(
-        new Option(
-          '--writes',
-          'also create pets (POST /pets) and read them back (id, Location, list order): for staging only, never production',
-        ),
-      )
-      .addOption(new Option('--json', 'write the report as JSON on stdout instead of the table'))
-      .addOption(new Option('--junit <file>', 'also write the report as JUnit XML to this file, for CI dashboards'))
-      .addOption(new Option('--strict', "exit 1 when any case differs, the sandbox's own choices included"))
       .addOption(
         new Option('--timeout <ms>', 'how long each request to the server may take')
           .default(DEFAULT_TIMEOUT_MS)
           .argParser(milliseconds),
       )
-      .addHelpText(
-        'after',
-        '\nExit codes: 0 no case of the interface differs (with --strict, no case at all); 1 drift; 2 a usage error or a server that cannot be reached.',
-      )
+      .addHelpText('after', exitCodes)
       .allowExcessArguments()
       .hook('preAction', refuseExtraArguments)
-      // Commander has printed its message, or the help: a usage error exits 2, since 1 means drift.
+      // Commander has printed its message, or the help: a usage error exits 2.
       .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-      .action((apiUrl: string, options: VerifyOptions) => runVerify(apiUrl, options))
   )
 }
 
 /** `petstore-sandbox capture <api-url>`: exits 0, 1 when pets were left out, 2 on a usage error or a server out of reach. */
 function captureCommand(): Command {
-  return new Command('capture')
-    .description(
-      "Write a fixtures file from a live Pet Store API, by reads only: listPets (limit 100) with no status and with each, and getPet for the ids of --ids. Every pet is checked against the interface and the sandbox's own rules; one that fails is left out and named. The file is sorted by id and is valid for --fixtures as it stands.",
-    )
-    .argument('<api-url>', "the API's base URL, with its version segment, e.g. https://staging.example.com/v1")
-    .addOption(
-      new Option('-k, --api-key <key>', 'the API key to send to the server (never printed)')
-        .env('PETSTORE_CAPTURE_KEY')
-        .default(DEFAULT_API_KEY),
-    )
+  return liveServerCommand(
+    'capture',
+    "Write a fixtures file from a live Pet Store API, by reads only: listPets (limit 100) with no status and with each, and getPet for the ids of --ids. Every pet is checked against the interface and the sandbox's own rules; one that fails is left out and named. The file is sorted by id and is valid for --fixtures as it stands.",
+    'PETSTORE_CAPTURE_KEY',
+    '\nThe interface has no paging: without --ids a list shows at most 100 pets per status, about 400 in all; capture says when a list came back full.\nExit codes: 0 every pet written; 1 pets left out (named on stderr); 2 a usage error or a server that cannot be reached.',
+  )
     .addOption(new Option('-o, --output <file>', 'the file to write (default: stdout)'))
     .addOption(
       new Option('--ids <from-to>', 'also read these ids one by one with getPet, e.g. 1-500').argParser((value) => {
@@ -145,18 +149,6 @@ function captureCommand(): Command {
         }
       }),
     )
-    .addOption(
-      new Option('--timeout <ms>', 'how long each request to the server may take')
-        .default(DEFAULT_TIMEOUT_MS)
-        .argParser(milliseconds),
-    )
-    .addHelpText(
-      'after',
-      '\nThe interface has no paging: without --ids a list shows at most 100 pets per status, about 400 in all; capture says when a list came back full.\nExit codes: 0 every pet written; 1 pets left out (named on stderr); 2 a usage error or a server that cannot be reached.',
-    )
-    .allowExcessArguments()
-    .hook('preAction', refuseExtraArguments)
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
     .action((apiUrl: string, options: CaptureOptions) => runCapture(apiUrl, options))
 }
 
