@@ -14,7 +14,7 @@ const RECIPES: readonly (readonly [file: string, page: string, language: string]
   ['examples/jest/package.json', 'docs/recipes.md', 'json'],
   ['examples/jest/pets.test.js', 'docs/recipes.md', 'js'],
   ['examples/playwright/playwright.config.ts', 'docs/recipes.md', 'ts'],
-  ['examples/playwright/tests/sandbox.ts', 'docs/recipes.md', 'ts'],
+  ['examples/playwright/tests/loading.spec.ts', 'docs/recipes.md', 'ts'],
   ['examples/haproxy/haproxy.cfg', 'docs/scaling-out.md', 'haproxy'],
 ]
 

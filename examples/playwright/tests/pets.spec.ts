@@ -1,5 +1,5 @@
 import type { Pet } from 'petstore-sandbox/client'
-import { expect, test } from './sandbox.js'
+import { expect, test } from 'petstore-sandbox/playwright'
 
 const SEED = 32
 
