@@ -513,6 +513,31 @@ describe('tenants', () => {
     await sandbox.reset()
     expect((await send(sandbox, KEY, 'POST', '/v1/pets', '{"name":"A","categoryId":1}')).status).toBe(201)
   })
+
+  it('refuses a state import with more pets beyond the seed than maxCreatedPets, with 507, changing nothing', async () => {
+    const sandbox = createSandbox({ maxCreatedPets: 2 })
+    const { pets } = await sandbox.snapshot()
+    const extra = [100, 101, 102].map((id) => ({ id, name: `Extra ${id}`, categoryId: 1 }))
+    const refused = await send(
+      sandbox,
+      KEY,
+      'PUT',
+      '/__sandbox/state',
+      JSON.stringify({ pets: [...pets, ...extra], nextId: 103 }),
+    )
+    expect(refused.status).toBe(507)
+    expect(((await refused.json()) as { message: string }).message).toContain('createdPetsPerTenant limit, 2')
+    expect(await sandbox.pets.count()).toBe(32)
+    const kept = await send(
+      sandbox,
+      KEY,
+      'PUT',
+      '/__sandbox/state',
+      JSON.stringify({ pets: [...pets, ...extra.slice(0, 2)], nextId: 103 }),
+    )
+    expect(kept.status).toBe(204)
+    expect(await sandbox.pets.count()).toBe(34)
+  })
 })
 
 describe('the id space', () => {

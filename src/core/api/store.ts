@@ -204,6 +204,13 @@ export function createTenantStore(
           `This state holds ${restored} pets beyond the seed, and the sandbox has room for ${Math.max(0, free)} more (the createdPets limit, in all keys together); reset some data, or start with a higher --limit createdPets`,
         )
       }
+      // One key's data holds at most createdPetsPerTenant pets beyond the seed, however they came.
+      if (restored > maxCreatedPets) {
+        throw new ApiError(
+          'insufficient_storage',
+          `This state holds ${restored} pets beyond the seed, more than one key's data keeps (the createdPetsPerTenant limit, ${maxCreatedPets}); start with a higher --limit createdPetsPerTenant`,
+        )
+      }
       replace(fresh(indexPets(next.pets), next.nextId, restored))
     },
     reseed(next) {
