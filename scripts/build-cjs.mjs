@@ -1,15 +1,16 @@
-// The CommonJS build of the browser-safe entries (the main entry, and the admin client once it
-// exists), for projects that `require()` the package. Why: a CommonJS project type-checks
-// `require('msw/node')` against msw 2's CommonJS declarations (.d.ts); if our declarations were
-// only ESM they would import msw's ESM declarations (.d.mts), and TypeScript refuses to mix the two
-// copies of msw's classes (TS2345, `HttpHandler` is not assignable to `AnyHandler`). So dist/cjs
-// holds the same declarations under a `"type": "commonjs"` package.json, where TypeScript resolves
-// `msw` the way the consumer's own require does, beside one CommonJS bundle per entry.
+// The CommonJS build of the browser-safe entries (the main entry, the admin client, and the
+// Playwright fixture, which Playwright may load from a CommonJS project), for projects that
+// `require()` the package. Why: a CommonJS project type-checks `require('msw/node')` against msw
+// 2's CommonJS declarations (.d.ts); if our declarations were only ESM they would import msw's ESM
+// declarations (.d.mts), and TypeScript refuses to mix the two copies of msw's classes (TS2345,
+// `HttpHandler` is not assignable to `AnyHandler`). So dist/cjs holds the same declarations under
+// a `"type": "commonjs"` package.json, where TypeScript resolves `msw` the way the consumer's own
+// require does, beside one CommonJS bundle per entry.
 // Packages stay external: the consumer's msw (and zod) are the ones it loads.
 import { cpSync, existsSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 
-const entries = ['src/index.ts', 'src/client.ts'].filter((entry) => existsSync(entry))
+const entries = ['src/index.ts', 'src/client.ts', 'src/playwright.ts'].filter((entry) => existsSync(entry))
 
 await build({
   entryPoints: entries,

@@ -6,6 +6,7 @@
  * - `sandbox`: the admin client for the worker's key: scenarios, holds, checkpoints, the journal.
  * - `apiKey`: the worker's key; the page and `request` send it with every request.
  * - `sandboxUrl` (an option): where the sandbox is; default the project's `baseURL`.
+ * The sandbox must run with `--isolate`, which accepts the workers' keys and gives each its data.
  * Before each test the worker's data is reset to the seed (its scenarios cleared, its holds
  * released); the other workers' data stays as it is.
  *
@@ -18,6 +19,14 @@ import { createSandboxClient, type SandboxClient } from './client.js'
 
 export { expect } from '@playwright/test'
 export type { SandboxClient } from './client.js'
+
+/**
+ * The fixture's option, for `defineConfig<SandboxOptions>({ use: { sandboxUrl } })` when the
+ * project's `baseURL` is the app under test rather than the sandbox.
+ */
+export interface SandboxOptions {
+  readonly sandboxUrl: string | undefined
+}
 
 /** What each test gets, beside Playwright's own. */
 export interface SandboxTestFixtures {

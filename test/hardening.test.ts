@@ -537,6 +537,10 @@ describe('tenants', () => {
     )
     expect(kept.status).toBe(204)
     expect(await sandbox.pets.count()).toBe(34)
+    // Imported pets beyond the seed count as created ones do: a key's data holds 2 at most.
+    const create = await send(sandbox, KEY, 'POST', '/v1/pets', '{"name":"A","categoryId":1}')
+    expect(create.status).toBe(507)
+    expect(await sandbox.pets.count()).toBe(34)
   })
 })
 

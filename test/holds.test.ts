@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createSandboxClient, SandboxClientError } from '../src/client.js'
 import { createSandbox, HoldError, type Pet } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
+import { createHoldBook } from '../src/core/admin/holds.js'
 import { launchChromium } from './support/chromium.js'
 import { needs } from './support/programs.js'
 
@@ -99,6 +100,13 @@ describe('in-process: sandbox.hold', () => {
     }).toThrow(/no hold/)
   })
 
+  it('holds at most 100 holds at once: the next is refused, naming the limit', () => {
+    for (let i = 0; i < 100; i++) sandbox.hold('getPet')
+    expect(() => sandbox.hold('getPet')).toThrow(/already 100 holds \(the holds limit\)/)
+    sandbox.releaseHolds()
+    expect(sandbox.holds()).toEqual([])
+  })
+
   it('lets a held call go at a reset, answering from the seed', async () => {
     expect(
       (
@@ -115,6 +123,21 @@ describe('in-process: sandbox.hold', () => {
     await sandbox.reset()
     expect((await asked).status).toBe(404)
     expect(sandbox.holds()).toEqual([])
+  })
+})
+
+describe('the hold book (src/core/admin/holds.ts)', () => {
+  it('counts a hold as reached once it caught a call, even after that call left', async () => {
+    const book = createHoldBook(10, 10)
+    const { id } = book.add(undefined, 'listPets', 1)
+    const gone = new AbortController()
+    const caught = book.take('listPets', undefined, () => gone.signal)
+    gone.abort()
+    expect(await caught?.until).toEqual({ gone: true })
+    expect(book.list(undefined)).toEqual([{ id, operation: 'listPets', remaining: 0, holding: 0, caught: 1 }])
+    // Resolves now: a test that asks after the call left does not wait for a call that never comes.
+    await book.reached(id)
+    expect(book.holding()).toBe(0)
   })
 })
 
@@ -257,6 +280,19 @@ describe('under --isolate', () => {
     expect(refused).toMatchObject({ status: 404 })
     await alice.holds.release(hold.id)
     expect((await asked).status).toBe(200)
+  })
+
+  it("lets a key's calls go from a shared hold at that key's reset, and keeps the hold for the others", async () => {
+    const shared = await createSandboxClient({ baseUrl: server.url }).holds.add({ operation: 'getPet', times: 3 })
+    const alice = createSandboxClient({ baseUrl: server.url, key: 'alice-key' })
+    const asked = fetch(`${server.apiUrl}/pets/1`, { headers: { Authorization: 'Bearer alice-key' } })
+    await expect.poll(async () => (await alice.holds.list())[0]?.holding, LIVE).toBe(1)
+    await alice.reset()
+    expect((await asked).status).toBe(200)
+    expect(await createSandboxClient({ baseUrl: server.url }).holds.list()).toEqual([
+      { id: shared.id, operation: 'getPet', remaining: 2, holding: 0, caught: 1 },
+    ])
+    await createSandboxClient({ baseUrl: server.url }).holds.release(shared.id)
   })
 })
 

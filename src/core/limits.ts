@@ -121,6 +121,16 @@ export const LIMITS = {
     what: 'scenarios at once (per key, and shared)',
     beyond: '400 `invalid_body`',
   },
+  holds: {
+    // take() looks through the holds on every pet call while any exists: a script that adds holds
+    // in a loop must not make every call slower without end.
+    value: 100,
+    unit: 'count',
+    min: 100,
+    max: 100,
+    what: 'holds at once (`POST /__sandbox/holds`), across keys',
+    beyond: '400 `invalid_body`',
+  },
   checkpoints: {
     value: 20,
     unit: 'count',

@@ -135,7 +135,7 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
       hosting.upstream?.forward,
       hosting.upstream?.record === true,
     ),
-    holds: createHoldBook(limits.heldRequests, (key) => {
+    holds: createHoldBook(limits.heldRequests, limits.holds, (key) => {
       events.emit({ type: 'holds', key })
     }),
     listCache: createListCache(limits.listCacheBytes),

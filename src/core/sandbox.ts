@@ -117,7 +117,7 @@ export interface HoldOptions {
 /** A hold made in-process (`sandbox.hold`). */
 export interface SandboxHold {
   readonly id: number
-  /** Resolves once a call is held (at once when one is already; also once the hold is released). */
+  /** Resolves once the hold has caught a call (at once when it has; also once the hold is released). */
   reached(): Promise<void>
   /** The calls it holds now. */
   holding(): number
@@ -303,7 +303,7 @@ export class CheckpointError extends Error {
   }
 }
 
-/** Runs a hold control, turning its ApiError into a HoldError; releasing a hold twice is no error in-process. */
+/** Runs a hold control, turning its ApiError (a wrong option, a hold released already) into a HoldError. */
 function guardHold<T>(run: () => T): T {
   try {
     return run()

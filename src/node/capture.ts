@@ -79,8 +79,14 @@ export async function runCapture(text: string, options: CaptureOptions): Promise
       }
       capture.take(step, answer)
     } catch (error) {
-      if (progress) process.stderr.write('\r\x1b[K')
       if (!(error instanceof ExchangeFailure)) throw error
+      // One read that got no answer (a timeout, a cut connection) is named and the rest go on;
+      // a server that cannot be reached at all ends the run.
+      if (error.kind !== 'connect') {
+        capture.failed(step, error.message)
+        continue
+      }
+      if (progress) process.stderr.write('\r\x1b[K')
       return exit(2, '', `${NAME}: cannot reach ${shown}: ${error.message} (at ${step.label})`)
     }
   }

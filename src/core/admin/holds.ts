@@ -20,6 +20,8 @@ import type { Hold } from './contract.js'
 export type Let = { readonly status?: number } | { readonly gone: true }
 
 interface Waiter {
+  /** The key of the call it holds (isolated mode), for a reset of that key. */
+  readonly scope: string | undefined
   readonly since: number
   readonly go: (how: Let) => void
 }
@@ -43,14 +45,18 @@ export interface Caught {
 }
 
 export interface HoldBook {
+  /** Adds a hold; past the `holds` budget, a 400 naming it. */
   add(scope: string | undefined, operation: OperationId, times: number): Hold
   /** The holds a key sees: its own and the shared ones in isolated mode, every one otherwise. */
   list(scope: string | undefined): Hold[]
   /** Lets go of every call the hold has now, answering `status` when given, and ends it. */
   release(scope: string | undefined, id: number, status?: number): Hold
-  /** Resolves once the hold has caught a call (at once when it already has one waiting). */
+  /** Resolves once the hold has caught a call (at once when it has, or when it is gone). */
   reached(id: number): Promise<void>
-  /** Ends the holds of a key (or every hold), their calls answered as usual. */
+  /**
+   * Ends the holds of a key (or every hold), their calls answered as usual; a key's calls waiting
+   * in shared holds go too (the shared holds stay for the other keys).
+   */
   releaseAll(scope?: string): void
   /** The stage of an API call: the first hold that catches it, or undefined; 503 past the budget. */
   take(operation: OperationId, scope: string | undefined, signal: () => AbortSignal | undefined): Caught | undefined
@@ -68,6 +74,8 @@ export function holdNotFound(id: number): ApiError {
 
 export function createHoldBook(
   max: number,
+  /** The most holds at once (the holds budget). */
+  most: number,
   /** Told of every change a list would show: a hold added, released, a call caught or gone. */
   changed: (scope: string | undefined) => void = () => undefined,
   now: () => number = () => performance.now(),
@@ -97,6 +105,12 @@ export function createHoldBook(
 
   return {
     add(scope, operation, times) {
+      if (holds.size >= most) {
+        throw new ApiError(
+          'invalid_body',
+          `there are already ${most} holds (the holds limit); release some before adding more`,
+        )
+      }
       const entry: Entry = {
         id: nextId++,
         operation,
@@ -120,12 +134,18 @@ export function createHoldBook(
     },
     reached(id) {
       const entry = holds.get(id)
-      if (entry === undefined || entry.waiting.size > 0) return Promise.resolve()
+      // Caught once already (its call may have left since): reached, whatever it holds now.
+      if (entry === undefined || entry.caught > 0) return Promise.resolve()
       return new Promise((resolve) => entry.reached.add(resolve))
     },
     releaseAll(scope) {
       for (const entry of [...holds.values()]) {
         if (scope === undefined || entry.scope === scope) end(entry, {})
+        else if (entry.scope === undefined) {
+          const mine = [...entry.waiting].filter((waiter) => waiter.scope === scope)
+          for (const waiter of mine) waiter.go({})
+          if (mine.length > 0) changed(undefined)
+        }
       }
     },
     take(operation, scope, signalOf) {
@@ -155,6 +175,7 @@ export function createHoldBook(
       let settled = -1
       const until = new Promise<Let>((resolve) => {
         const waiter: Waiter = {
+          scope,
           since,
           go(how) {
             if (settled >= 0) return

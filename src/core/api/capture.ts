@@ -44,6 +44,8 @@ export interface Captured {
 
 export interface Capture {
   take(step: CaptureStep, answer: PlainAnswer): void
+  /** A read that got no answer: named with the pets left out, so the exit code says so. */
+  failed(step: CaptureStep, why: string): void
   result(): Captured
 }
 
@@ -97,6 +99,9 @@ export function createCapture(): Capture {
       } else {
         keep(step, value, 0)
       }
+    },
+    failed(step, why) {
+      leftOut.push(`${step.label}: no answer (${why}): nothing from it`)
     },
     result: () => ({ pets: [...pets.values()].sort((a, b) => a.id - b.id), leftOut, notes }),
   }

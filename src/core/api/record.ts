@@ -3,7 +3,7 @@
  * the sandbox answers from them once forwarding is off, and a state file keeps them. A pet is kept
  * only when it passes both the interface document's Pet (what the answer check holds an upstream
  * to: any integer id, any string name) and the store's own rules (what `--fixtures` accepts:
- * a positive id, a name of 1 to 100 characters, ...). Pets are inserted or replaced by id, the id
+ * a positive id, a name of 1 to 255 characters that is not blank, ...). Pets are inserted or replaced by id, the id
  * sequence moves past the largest, and pets beyond the seed count against the createdPets budget
  * as an import's do. The same pets again change nothing: a page that polls the list writes
  * nothing and counts nothing.
@@ -79,7 +79,9 @@ export function keepPets(store: TenantStore, candidates: readonly unknown[], max
   const { pets, nextId } = store.snapshot()
   const byId = new Map(pets.map((pet) => [pet.id, pet]))
   for (const pet of changed) byId.set(pet.id, pet)
-  const highest = Math.max(...changed.map((pet) => pet.id))
+  // A loop, not Math.max(...ids): an answer may carry more pets than a call takes arguments.
+  let highest = 0
+  for (const pet of changed) highest = Math.max(highest, pet.id)
   try {
     store.restore({ pets: [...byId.values()].sort((a, b) => a.id - b.id), nextId: Math.max(nextId, highest + 1) })
   } catch (error) {

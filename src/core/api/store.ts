@@ -256,10 +256,12 @@ function checkRoom(state: State, maxCreatedPets: number, pool: { readonly used: 
       `No id is left: ids go up to ${Number.MAX_SAFE_INTEGER}, and the highest is taken. Reset, or import a state with lower ids.`,
     )
   }
-  if (state.created.length >= maxCreatedPets) {
+  // Created, imported or recorded: one rule for the pets a key's data holds beyond the seed, so a
+  // state the sandbox saved is always one it takes back.
+  if (state.created.length + state.restored >= maxCreatedPets) {
     throw new ApiError(
       'insufficient_storage',
-      `This key's data already holds ${maxCreatedPets} pets created since its last reset, the most the sandbox keeps. Reset to create more.`,
+      `This key's data already holds ${maxCreatedPets} pets beyond the seed (created, imported or recorded since its last reset), the most the sandbox keeps. Reset to create more.`,
     )
   }
   if (pool.used >= pool.max) {
