@@ -11,7 +11,7 @@ install_with_tarball "msw@$msw_range"
 echo "Installed msw $(installed_version msw), petstore-sandbox $(installed_version petstore-sandbox)"
 cp "$repo/test/consumer/sandbox.consumer-test.ts" consumer.test.ts
 echo "export const listenOptions = { onUnhandledRequest: 'error' } as const" > listen-options.ts
-adapt_to_msw pets.test.ts per-test.test.ts listen-options.ts
+adapt_to_msw pets.test.ts per-test.test.ts loading-state.test.ts listen-options.ts
 
 # The same files as CommonJS: a project without "type": "module".
 mkdir ../commonjs-project
