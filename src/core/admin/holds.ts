@@ -22,7 +22,6 @@ export type Let = { readonly status?: number } | { readonly gone: true }
 interface Waiter {
   /** The key of the call it holds (isolated mode), for a reset of that key. */
   readonly scope: string | undefined
-  readonly since: number
   readonly go: (how: Let) => void
 }
 
@@ -82,7 +81,7 @@ export function createHoldBook(
 ): HoldBook {
   const holds = new Map<number, Entry>()
   let nextId = 1
-  let held = 0
+  const count = { held: 0 }
 
   const view = (entry: Entry): Hold => ({
     id: entry.id,
@@ -150,55 +149,73 @@ export function createHoldBook(
     },
     take(operation, scope, signalOf) {
       if (holds.size === 0) return undefined
-      let found: Entry | undefined
-      for (const entry of holds.values()) {
-        if (entry.operation !== operation || entry.remaining === 0) continue
-        if (entry.scope !== undefined && entry.scope !== scope) continue
-        found = entry
-        break
-      }
-      if (found === undefined) return undefined
-      if (held >= max) {
+      const entry = firstCatching(holds, operation, scope)
+      if (entry === undefined) return undefined
+      if (count.held >= max) {
         throw new ApiError(
           'service_unavailable',
           `${max} requests are held already (the heldRequests limit); release a hold first`,
           { 'Retry-After': '1' },
         )
       }
-      const entry = found
-      entry.remaining -= 1
-      entry.caught += 1
-      held += 1
-      const since = now()
       // Read only now: over HTTP, the signal costs a listener that requests no hold catches never pay for.
-      const signal = signalOf()
-      let settled = -1
-      const until = new Promise<Let>((resolve) => {
-        const waiter: Waiter = {
-          scope,
-          since,
-          go(how) {
-            if (settled >= 0) return
-            settled = now()
-            held -= 1
-            entry.waiting.delete(waiter)
-            if ('gone' in how) changed(entry.scope)
-            signal?.removeEventListener('abort', leave)
-            resolve(how)
-          },
-        }
-        const leave = () => {
-          waiter.go({ gone: true })
-        }
-        entry.waiting.add(waiter)
-        if (signal?.aborted === true) leave()
-        else signal?.addEventListener('abort', leave, { once: true })
-      })
+      const caught = catchCall(entry, scope, signalOf(), count, now, changed)
       for (const tell of entry.reached) tell()
       entry.reached.clear()
       changed(entry.scope)
-      return { until, heldMs: () => (settled >= 0 ? settled : now()) - since }
+      return caught
     },
-    holding: () => held,
+    holding: () => count.held,
   }
+}
+
+/** The first hold that catches a call of `operation` from `scope`, oldest first. */
+function firstCatching(
+  holds: ReadonlyMap<number, Entry>,
+  operation: OperationId,
+  scope: string | undefined,
+): Entry | undefined {
+  for (const entry of holds.values()) {
+    if (entry.operation !== operation || entry.remaining === 0) continue
+    if (entry.scope !== undefined && entry.scope !== scope) continue
+    return entry
+  }
+  return undefined
+}
+
+/** Counts the call against the hold and waits in it until let go: released, or its client gone. */
+function catchCall(
+  entry: Entry,
+  scope: string | undefined,
+  signal: AbortSignal | undefined,
+  count: { held: number },
+  now: () => number,
+  changed: (scope: string | undefined) => void,
+): Caught {
+  entry.remaining -= 1
+  entry.caught += 1
+  count.held += 1
+  const since = now()
+  let settled = -1
+  const until = new Promise<Let>((resolve) => {
+    const waiter: Waiter = {
+      scope,
+      go(how) {
+        if (settled >= 0) return
+        settled = now()
+        count.held -= 1
+        entry.waiting.delete(waiter)
+        if ('gone' in how) changed(entry.scope)
+        signal?.removeEventListener('abort', leave)
+        resolve(how)
+      },
+    }
+    const leave = () => {
+      waiter.go({ gone: true })
+    }
+    entry.waiting.add(waiter)
+    if (signal?.aborted === true) leave()
+    else signal?.addEventListener('abort', leave, { once: true })
+  })
+  return { until, heldMs: () => (settled >= 0 ? settled : now()) - since }
 }
