@@ -9,6 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { PetSchema } from '../src/index.js'
 import { DEFAULT_PORT } from '../src/node/server.js'
 import { checkedFetch } from './support/openapi-check.js'
+import { switchOf } from '../src/node/flags.js'
+import { refusal } from './support/cli-in-process.js'
 import { spawnCli, spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -285,7 +287,18 @@ describe('the petstore-sandbox command', () => {
     ['false', false],
     ['No', false],
     ['OFF', false],
-    ['', false],
+    ['', undefined],
+    [' ', undefined],
+    ['maybe', null],
+    ['constructor', null],
+    ['__proto__', null],
+  ])('reads a switch variable set to %j as %s (null: refused)', (value, read) => {
+    expect(switchOf(value)).toBe(read)
+  })
+
+  it.each([
+    ['YES', true],
+    ['OFF', false],
     [' ', false],
   ])('reads PETSTORE_ISOLATE=%j as %s', async (value, isolated) => {
     const { cli } = await start(['--port', '0'], { PETSTORE_ISOLATE: value })
@@ -297,12 +310,21 @@ describe('the petstore-sandbox command', () => {
     )
   })
 
-  it.each(['maybe', '2', 'enabled'])('refuses PETSTORE_QUIET=%j, naming the variable', async (value) => {
-    const refused = spawnCli(['--port', '0'], { PETSTORE_QUIET: value })
+  it('refuses PETSTORE_QUIET=maybe in a real process: exit 1, naming the variable', async () => {
+    const refused = spawnCli(['--port', '0'], { PETSTORE_QUIET: 'maybe' })
     running.push(refused)
     expect(await refused.exited).toBe(1)
-    expect(refused.stderr()).toContain(`PETSTORE_QUIET=${JSON.stringify(value)} is not a switch`)
+    expect(refused.stderr()).toContain('PETSTORE_QUIET="maybe" is not a switch')
   })
+
+  it.each(['2', 'enabled', 'constructor', '__proto__'])(
+    'refuses PETSTORE_QUIET=%j, naming the variable',
+    async (value) => {
+      const refused = await refusal(['--port', '0'], { PETSTORE_QUIET: value })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`PETSTORE_QUIET=${JSON.stringify(value)} is not a switch`)
+    },
+  )
 
   it('lets --isolate on the command line win over PETSTORE_ISOLATE=false', async () => {
     const { cli } = await start(['--port', '0', '--isolate'], { PETSTORE_ISOLATE: 'false' })
@@ -435,10 +457,10 @@ describe('the petstore-sandbox command', () => {
       ],
       ['a fixtures file that is not an array', '{"pets": []}', /expected a JSON array of pets, got object\n$/],
     ])('for %s', async (_, content, message) => {
-      const cli = spawnCli(['--port', '0', '--fixtures', tempFile('pets.json', content)])
-      expect(await cli.exited).toBe(1)
-      expect(cli.stderr()).toMatch(message)
-      expect(cli.stderr()).not.toContain('Usage:')
+      const refused = await refusal(['--port', '0', '--fixtures', tempFile('pets.json', content)])
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toMatch(message)
+      expect(refused.stderr).not.toContain('Usage:')
     })
 
     it('for a missing fixtures file', async () => {
@@ -481,9 +503,16 @@ describe('the petstore-sandbox command', () => {
       [['--api-key-pattern', 'x'], '--api-key-pattern needs --isolate'],
       [['--isolate', '--api-key-pattern', '('], 'not a valid regular expression'],
     ])('for %j', async (args, message) => {
-      const cli = spawnCli(args)
+      const refused = await refusal(args)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(message)
+    })
+
+    it('for an unknown option, in a real process', async () => {
+      const cli = spawnCli(['--bogus'])
       expect(await cli.exited).toBe(1)
-      expect(cli.stderr()).toContain(message)
+      expect(cli.stderr()).toContain("error: unknown option '--bogus'")
+      expect(cli.stderr()).toContain('(run petstore-sandbox --help for usage)')
     })
   })
 })

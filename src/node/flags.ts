@@ -151,16 +151,25 @@ export function milliseconds(text: string): number {
   return value
 }
 
-/** What a flag's environment variable may say, in any case; an empty value means unset. */
-const SWITCH_WORDS: Readonly<Record<string, boolean>> = {
-  '1': true,
-  true: true,
-  yes: true,
-  on: true,
-  '0': false,
-  false: false,
-  no: false,
-  off: false,
+/** What a flag's environment variable may say, in any case. */
+const SWITCH_WORDS: ReadonlyMap<string, boolean> = new Map([
+  ['1', true],
+  ['true', true],
+  ['yes', true],
+  ['on', true],
+  ['0', false],
+  ['false', false],
+  ['no', false],
+  ['off', false],
+])
+
+/**
+ * A flag's variable read as a switch: on, off, undefined when empty (unset, as for every
+ * variable), or null when it says neither. A Map, not an object: `constructor` is no switch.
+ */
+export function switchOf(text: string): boolean | undefined | null {
+  const word = text.trim().toLowerCase()
+  return word === '' ? undefined : (SWITCH_WORDS.get(word) ?? null)
 }
 
 /**
@@ -173,9 +182,8 @@ export function readFlagsFromEnvironment(command: Command): void {
     const name = option.attributeName()
     if (option.required || option.optional || option.envVar === undefined) continue
     if (command.getOptionValueSource(name) !== 'env') continue
-    const text = (process.env[option.envVar] ?? '').trim().toLowerCase()
-    const value = text === '' ? undefined : SWITCH_WORDS[text]
-    if (text !== '' && value === undefined) {
+    const value = switchOf(process.env[option.envVar] ?? '')
+    if (value === null) {
       command.error(
         `error: ${option.envVar}=${JSON.stringify(process.env[option.envVar])} is not a switch: use 1/0, true/false, yes/no or on/off, or leave it empty`,
       )

@@ -1,0 +1,56 @@
+import { vi } from 'vitest'
+import { run } from '../../src/node/cli.js'
+
+/** What the command did when it refused a command line: the code it exited with, and its stderr. */
+export interface Refusal {
+  code: number | undefined
+  stderr: string
+}
+
+/** Thrown in place of process.exit, so nothing exits. */
+class Exited extends Error {
+  constructor(readonly code: number | undefined) {
+    super(`process.exit(${code})`)
+  }
+}
+
+/**
+ * Runs the CLI's own `run()` in this process, as `petstore-sandbox ...args` with `env` set, for a
+ * command line it must refuse: process.exit is caught (its code kept, nothing exits) and what
+ * the command writes to stderr (commander's messages, and its own `petstore-sandbox: ...` lines)
+ * is kept. A spawned command costs about 0.3 s of CPU, Node's own start-up most of it (2-core
+ * EPYC, Node 20); this costs a few milliseconds, and the tables of refused values are long.
+ * Each table still has a case run as a real process (spawn-cli.ts), so the exit code and the
+ * message reach a shell. A command line it accepts starts a server here: that fails the test.
+ */
+export async function refusal(args: readonly string[], env: Record<string, string> = {}): Promise<Refusal> {
+  let stderr = ''
+  const exit = vi.spyOn(process, 'exit').mockImplementation((code) => {
+    throw new Exited(code === undefined || code === null ? undefined : Number(code))
+  })
+  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => {
+    stderr += String(chunk)
+    return true
+  })
+  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => {
+    stderr += `${parts.map(String).join(' ')}\n`
+  })
+  const saved = Object.keys(env).map((name) => [name, process.env[name]] as const)
+  Object.assign(process.env, env)
+  try {
+    const server = await run(['node', 'petstore-sandbox', ...args])
+    await server.close()
+    throw new Error(`petstore-sandbox ${args.join(' ')} started a server: it should have been refused`)
+  } catch (caught) {
+    if (caught instanceof Exited) return { code: caught.code, stderr }
+    throw caught
+  } finally {
+    exit.mockRestore()
+    write.mockRestore()
+    error.mockRestore()
+    for (const [name, value] of saved) {
+      if (value === undefined) Reflect.deleteProperty(process.env, name)
+      else process.env[name] = value
+    }
+  }
+}
