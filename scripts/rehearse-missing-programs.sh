@@ -16,7 +16,15 @@ if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 fi
 
 FILES=(test/reference-page.test.ts test/haproxy.test.ts test/proxy.test.ts test/terminal.test.ts test/upstream.test.ts)
-PROGRAMS=("${CHROMIUM_PATH:-/usr/bin/chromium}" "$(command -v haproxy)" "$(command -v caddy)" "$(command -v script)")
+# Every Chromium the tests would take (test/support/programs.ts): CHROMIUM_PATH, else Debian's
+# headless shell and its full chromium, each where installed.
+if [ -n "${CHROMIUM_PATH:-}" ]; then
+  CHROMIUMS=("$CHROMIUM_PATH")
+else
+  CHROMIUMS=()
+  for path in /usr/bin/chromium-headless-shell /usr/bin/chromium; do [ -e "$path" ] && CHROMIUMS+=("$path"); done
+fi
+PROGRAMS=("${CHROMIUMS[@]}" "$(command -v haproxy)" "$(command -v caddy)" "$(command -v script)")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

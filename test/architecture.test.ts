@@ -222,11 +222,11 @@ describe('what each entry loads', () => {
   }
 
   /**
-   * A file of the build in dist/: these tests check what `npm run build` made (npm test builds
-   * first), so they read whatever the last build left. Without one they fail saying so.
+   * A file of the build in dist/: these tests check what the build made (npm test and vitest's
+   * global setup run `npm run build:js` when dist/ is stale), so they read whatever the last build
+   * left. Without one they fail saying so.
    */
-  const BUILD_FIRST =
-    'run `npm run build` first (npm test does; a plain `vitest run` does not), and again after changing src/'
+  const BUILD_FIRST = 'run `npm run build:js` (or `npm run build`) first, and again after changing src/'
   const built = (path: string): string => {
     expect(existsSync(join(root, path)), `${path} is missing: ${BUILD_FIRST}`).toBe(true)
     return path

@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core'
 import { build } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { needs } from './support/programs.js'
-import { launchChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 
 const root = fileURLToPath(new URL('../examples/browser', import.meta.url))
 const prebuilt = process.env.BROWSER_EXAMPLE_DIST
@@ -47,14 +47,14 @@ describe.skipIf(!needs('chromium'))('the browser example (setupWorker) in headle
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`
-    browser = await launchChromium()
+    browser = await sharedChromium()
     page = await browser.newPage()
     await page.goto(url)
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 })
   }, 120_000)
 
   afterAll(async () => {
-    await browser.close()
+    await closeSharedContexts()
     await new Promise((resolve) => server.close(resolve))
   })
 

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { needs } from './support/programs.js'
-import { closeSharedChromium, sharedChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -96,8 +96,8 @@ async function openDashboard(browser: Browser, server: RunningServer): Promise<P
   return page
 }
 
-// One browser for the file's describes (support/chromium.ts).
-afterAll(closeSharedChromium)
+// One browser for the worker's files (support/chromium.ts): this file closes its contexts.
+afterAll(closeSharedContexts)
 
 describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
   let server: RunningServer

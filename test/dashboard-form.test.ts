@@ -6,7 +6,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { needs } from './support/programs.js'
-import { launchChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -88,7 +88,7 @@ describe.skipIf(!needs('chromium'))("the dashboard's create form follows the API
   let page: Page
 
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startServer({ port: 0 }), launchChromium()])
+    ;[server, browser] = await Promise.all([startServer({ port: 0 }), sharedChromium()])
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     page = await context.newPage()
     await page.goto(`${server.url}/__sandbox/`)
@@ -96,7 +96,7 @@ describe.skipIf(!needs('chromium'))("the dashboard's create form follows the API
   }, 60_000)
 
   afterAll(async () => {
-    await browser.close()
+    await closeSharedContexts()
     await server.close()
   })
 

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { needs } from './support/programs.js'
-import { closeSharedChromium, sharedChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -131,8 +131,8 @@ const summary = (violations: AxeViolation[]) =>
     ({ id, impact, help, nodes }) => `${impact ?? '?'} ${id}: ${help} at ${JSON.stringify(nodes.map((n) => n.target))}`,
   )
 
-// One browser for the file's describes (support/chromium.ts).
-afterAll(closeSharedChromium)
+// One browser for the worker's files (support/chromium.ts): this file closes its contexts.
+afterAll(closeSharedContexts)
 
 describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against the bundled seed', () => {
   let server: RunningServer

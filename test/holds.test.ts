@@ -11,7 +11,7 @@ import { createSandboxClient, SandboxClientError } from '../src/client.js'
 import { createSandbox, HoldError, type Pet } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
 import { createHoldBook } from '../src/core/admin/holds.js'
-import { launchChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { needs } from './support/programs.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -301,10 +301,10 @@ describe.skipIf(!needs('chromium'))("the dashboard's held requests, in headless 
   let browser: Browser
 
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startServer({ port: 0 }), launchChromium()])
+    ;[server, browser] = await Promise.all([startServer({ port: 0 }), sharedChromium()])
   }, 60_000)
   afterAll(async () => {
-    await browser.close()
+    await closeSharedContexts()
     await server.close()
   })
 

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createSandboxClient } from '../src/client.js'
 import type { Pet } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
-import { launchChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { needs } from './support/programs.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
@@ -232,11 +232,11 @@ describe.skipIf(!needs('chromium'))("the dashboard's record box, in headless Chr
     a = await startServer({ port: 0, fixtures: A_PETS })
     ;[b, browser] = await Promise.all([
       startServer({ port: 0, upstream: a.apiUrl, forward: ['listPets'] }),
-      launchChromium(),
+      sharedChromium(),
     ])
   }, 60_000)
   afterAll(async () => {
-    await browser.close()
+    await closeSharedContexts()
     await Promise.all([a.close(), b.close()])
   })
 

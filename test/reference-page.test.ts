@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { needs } from './support/programs.js'
-import { launchChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 describe.skipIf(!needs('chromium'))('the API reference page in headless Chromium', () => {
@@ -14,11 +14,11 @@ describe.skipIf(!needs('chromium'))('the API reference page in headless Chromium
 
   beforeAll(async () => {
     server = await startServer({ port: 0 })
-    browser = await launchChromium()
+    browser = await sharedChromium()
   }, 60_000)
 
   afterAll(async () => {
-    await browser.close()
+    await closeSharedContexts()
     await server.close()
   })
 

@@ -13,7 +13,6 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import type { AddressInfo } from 'node:net'
-import type { Browser } from 'playwright-core'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,7 +21,7 @@ import { createSandboxClient, SandboxClientError, type JournalEntry } from '../s
 import type { Pet } from '../src/index.js'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server.js'
 import { LIMITS } from '../src/index.js'
-import { launchChromium } from './support/chromium.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const B_KEY = 'petstore-sandbox-key'
@@ -377,8 +376,6 @@ describe("the upstream's key", () => {
 describe('an upstream that drifts from the contract', () => {
   let drifted: Awaited<ReturnType<typeof upstreamServer>>
   let b: RunningServer
-  let browser: Browser | undefined
-
   beforeAll(async () => {
     drifted = await upstreamServer(({ method, url }) => {
       if (method === 'GET' && /^\/api\/v1\/pets(?:\?|$)/.test(url)) return { status: 200, body: '[{"name":"x"}]' }
@@ -389,9 +386,7 @@ describe('an upstream that drifts from the contract', () => {
     b = await sandbox({ upstream: `${drifted.url}/api/v1`, forward: 'all' })
   }, 60_000)
 
-  afterAll(async () => {
-    await browser?.close()
-  })
+  afterAll(closeSharedContexts)
 
   it('counts the violations in Sandbox-Contract-Violations and records each in the journal', async () => {
     const listed = await fetch(`${b.apiUrl}/pets?limit=2`, { headers: auth(B_KEY) })
@@ -463,7 +458,7 @@ describe('an upstream that drifts from the contract', () => {
   it.skipIf(!needs('chromium'))(
     'shows forwarded requests and their violations in the dashboard, and switches operations there',
     async () => {
-      browser = await launchChromium()
+      const browser = await sharedChromium()
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' })
       const page = await context.newPage()
       await page.goto(`${b.url}/__sandbox/`)

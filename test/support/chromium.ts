@@ -1,16 +1,17 @@
 import { chromium, type Browser } from 'playwright-core'
 // Shared with bench/dashboard.mjs, which is plain JavaScript and cannot import this file.
 import FLAGS from './chromium-flags.json' with { type: 'json' }
-import { CHROMIUM_PATH } from './programs.js'
+import { chromiumPath } from './programs.js'
 
 /**
- * Debian's chromium, driven by playwright-core: never a downloaded browser. The flags keep it
- * from reaching for the network, which this machine does not have. Whether it runs at all is the
- * global setup's to find out (a test file asks `needs('chromium')`).
+ * Debian's Chromium (its headless shell when installed: support/programs.ts), driven by
+ * playwright-core: never a downloaded browser. The flags keep it from reaching for the network,
+ * which this machine does not have. Whether it runs at all, and which one, is the global setup's
+ * to find out (a test file asks `needs('chromium')`).
  */
 export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: chromiumPath(),
     args: [...FLAGS, ...extraArgs],
   })
 }
@@ -18,16 +19,22 @@ export async function launchChromium(extraArgs: readonly string[] = []): Promise
 let shared: Promise<Browser> | undefined
 
 /**
- * One Chromium for a whole test file, launched on first use: a launch costs about a second of
- * CPU, and a file's describes each open contexts of their own in it anyway. The file closes it
- * with `afterAll(closeSharedChromium)`.
+ * One Chromium for a vitest worker, launched on first use: test files share a worker's modules
+ * (isolate: false), so the browser outlives a file, and the files that need no flags of their own
+ * launch it once per worker instead of once each. A launch, a page and a close cost about 1.3 s of
+ * CPU (Chromium 156's headless shell; 3.2 s with the full chromium). Each file closes the contexts
+ * it opened (`closeSharedContexts`, in its afterAll); the browser goes with the worker's process
+ * (playwright-core kills what it launched when its process exits). One that crashed is launched again.
  */
-export function sharedChromium(): Promise<Browser> {
-  return (shared ??= launchChromium())
+export async function sharedChromium(): Promise<Browser> {
+  const browser = await (shared ??= launchChromium())
+  if (browser.isConnected()) return browser
+  shared = launchChromium()
+  return shared
 }
 
-export async function closeSharedChromium(): Promise<void> {
-  const browser = shared
-  shared = undefined
-  await (await browser)?.close()
+/** Closes every context of the shared browser: the next file in this worker starts with none. */
+export async function closeSharedContexts(): Promise<void> {
+  const browser = await shared
+  await Promise.all(browser?.contexts().map((context) => context.close()) ?? [])
 }
