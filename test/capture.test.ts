@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Pet } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
+import { refusal } from './support/cli-in-process.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const KEY = 'capture-key-1'
@@ -131,15 +132,23 @@ describe('capture against a drifting server', () => {
 
 describe('capture usage errors', () => {
   it.each([
-    ['a URL with credentials', ['http://user:s3cret-pass@127.0.0.1:1/v1'], 's3cret-pass'],
-    ['a URL with a query', ['http://127.0.0.1:1/v1?token=s3cret-token'], 's3cret-token'],
-    ['an --ids that is no range', ['http://127.0.0.1:1/v1', '--ids', '9-2'], undefined],
-    ['a server that cannot be reached', ['http://127.0.0.1:1/v1'], undefined],
-  ])('exits 2 for %s, in one line, never quoting a secret', async (_, args, secret) => {
-    const run = await capture(args)
+    ['a URL with credentials', ['http://user:s3cret-pass@127.0.0.1:1/v1'], /must not carry credentials/, 's3cret-pass'],
+    ['a URL with a query', ['http://127.0.0.1:1/v1?token=s3cret-token'], /must not have a query/, 's3cret-token'],
+    ['an --ids that is no range', ['http://127.0.0.1:1/v1', '--ids', '9-2'], /--ids must be a range/, undefined],
+  ])('exits 2 for %s, in one line, never quoting a secret', async (_, args, message, secret) => {
+    const run = await refusal(['capture', ...args])
     expect(run.code).toBe(2)
     expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(message)
     expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
     if (secret !== undefined) expect(run.stderr).not.toContain(secret)
+  })
+
+  it('exits 2 for a server that cannot be reached, in a real process, in one line', async () => {
+    const run = await capture(['http://127.0.0.1:1/v1'])
+    expect(run.code).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(/^petstore-sandbox capture: cannot reach http:\/\/127\.0\.0\.1:1\/v1: /)
+    expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
   })
 })

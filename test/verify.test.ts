@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../src/server.js'
 import { cases } from '../src/core/verify/cases.js'
 import type { JsonReport } from '../src/core/verify/report.js'
+import { refusal } from './support/cli-in-process.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 import { startDriftProxy, type Drift } from './support/drift-proxy.js'
 
@@ -461,13 +462,19 @@ describe('verify when it cannot run', () => {
     [['http://127.0.0.1:1/v1', '--api-key', ''], /the API key must be one or more visible ASCII characters/],
     [['http://127.0.0.1:1/v1', '--timeout', 'soon'], /--timeout.*whole number of milliseconds/],
     [['http://127.0.0.1:1/v1', '--bogus'], /unknown option '--bogus'/],
-    [[], /missing required argument 'api-url'/],
   ])('exits 2 on a usage error: %j', async (args, message) => {
-    const { code, cli } = await verify(args)
+    const { code, stderr } = await refusal(['verify', ...args])
     expect(code).toBe(2)
-    expect(cli.stderr()).toMatch(message)
-    expect(cli.stderr()).not.toMatch(/\n\s+at /)
-    expect(cli.stderr()).not.toContain('secret')
+    expect(stderr).toMatch(message)
+    expect(stderr).not.toMatch(/\n\s+at /)
+    expect(stderr).not.toContain('secret')
+  })
+
+  it('exits 2 on a usage error in a real process: no <api-url>', async () => {
+    const { code, cli } = await verify([])
+    expect(code).toBe(2)
+    expect(cli.stderr()).toMatch(/missing required argument 'api-url'/)
+    expect(cli.stdout()).toBe('')
   })
 
   it('--help names the options, says --writes is for staging, and gives the exit codes', async () => {

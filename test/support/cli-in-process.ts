@@ -1,9 +1,10 @@
 import { vi } from 'vitest'
 import { run } from '../../src/node/cli.js'
 
-/** What the command did when it refused a command line: the code it exited with, and its stderr. */
+/** What the command did when it refused a command line: the code it exited with, and its output. */
 export interface Refusal {
   code: number | undefined
+  stdout: string
   stderr: string
 }
 
@@ -24,14 +25,22 @@ class Exited extends Error {
  * message reach a shell. A command line it accepts starts a server here: that fails the test.
  */
 export async function refusal(args: readonly string[], env: Record<string, string> = {}): Promise<Refusal> {
+  let stdout = ''
   let stderr = ''
   const exit = vi.spyOn(process, 'exit').mockImplementation((code) => {
     throw new Exited(code === undefined || code === null ? undefined : Number(code))
   })
-  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => {
-    stderr += String(chunk)
-    return true
-  })
+  // The command may wait for a write's callback before it exits (verify's exit() does).
+  const keep =
+    (add: (text: string) => void) =>
+    (chunk: unknown, ...rest: unknown[]) => {
+      add(String(chunk))
+      const done = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined
+      if (done !== undefined) queueMicrotask(done)
+      return true
+    }
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation(keep((text) => (stdout += text)))
+  const write = vi.spyOn(process.stderr, 'write').mockImplementation(keep((text) => (stderr += text)))
   const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => {
     stderr += `${parts.map(String).join(' ')}\n`
   })
@@ -42,10 +51,11 @@ export async function refusal(args: readonly string[], env: Record<string, strin
     await server.close()
     throw new Error(`petstore-sandbox ${args.join(' ')} started a server: it should have been refused`)
   } catch (caught) {
-    if (caught instanceof Exited) return { code: caught.code, stderr }
+    if (caught instanceof Exited) return { code: caught.code, stdout, stderr }
     throw caught
   } finally {
     exit.mockRestore()
+    out.mockRestore()
     write.mockRestore()
     error.mockRestore()
     for (const [name, value] of saved) {
