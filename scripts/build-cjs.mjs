@@ -26,5 +26,8 @@ await build({
 // tsc's declarations, unchanged: only the package.json beside them changes how they resolve.
 // The Node entry (server, CLI) is ESM only: it is not copied.
 const nodeOnly = /\/(node|server\.d\.ts)$/
-cpSync('dist/src', 'dist/cjs', { recursive: true, filter: (path) => !path.endsWith('.js') && !nodeOnly.test(path) })
+// The type declarations, when tsc made them (`npm run build`; the tests' build, `build:js`, has none).
+if (existsSync('dist/src/index.d.ts')) {
+  cpSync('dist/src', 'dist/cjs', { recursive: true, filter: (path) => !path.endsWith('.js') && !nodeOnly.test(path) })
+}
 writeFileSync('dist/cjs/package.json', `${JSON.stringify({ type: 'commonjs' })}\n`)

@@ -1,8 +1,11 @@
-// `npm test`'s pretest, and the test suite's global setup: builds dist/ when it is missing or
-// older than what it is built from, so the tests that run the built CLI (as `npx` runs it) and
-// the packed entries always run the code as it is now, and a run after a build skips the ~10 s
-// of building again. Inputs: src/, bin/, scripts/ (but the consumer jobs), fixtures/, and the
-// package and TypeScript configs; outputs: the files each build step ends with.
+// `npm test`'s pretest, and the test suite's global setup: builds the JavaScript in dist/ when it
+// is missing or older than what it is built from, so the tests that run the built CLI (as `npx`
+// runs it) and the packed entries always run the code as it is now, and a run after a build skips
+// building again. It runs `npm run build:js`, the esbuild steps of `npm run build` without tsc:
+// no test reads the type declarations (`npm run typecheck` checks the types, `npm run build` and
+// the pack make the declarations), and tsc was 7.3 of the build's 9.4 s (10.2 of its 11.9 CPU-s).
+// Inputs: src/, bin/, scripts/ (but the consumer jobs), fixtures/, and the package and TypeScript
+// configs; outputs: the files each step ends with.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,7 +14,6 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const INPUTS = ['src', 'bin', 'scripts', 'fixtures', 'package.json', 'tsconfig.json', 'tsconfig.build.json']
 const OUTPUTS = [
-  'dist/src/index.d.ts',
   'dist/cjs/index.js',
   'dist/src/index.js',
   'dist/cli.cjs',
@@ -46,9 +48,12 @@ export function staleness() {
 export function buildIfStale() {
   const why = staleness()
   if (why === undefined) return false
-  console.log(`Building dist/ first (npm run build): ${why}`)
-  const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
-  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status ?? result.signal})`)
+  console.log(`Building dist/ first (npm run build:js): ${why}`)
+  const result = spawnSync('npm', ['run', 'build:js', '--silent'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  if (result.status !== 0) throw new Error(`npm run build:js failed (exit ${result.status ?? result.signal})`)
   return true
 }
 
