@@ -13,6 +13,7 @@ import { createNotices } from '../src/core/admin/notices.js'
 import { readJson, readJsonInSlices } from '../src/core/http/json.js'
 import { checkStoreState } from '../src/core/api/contract.js'
 import { sendTo } from './support/in-process.js'
+import { refusal } from './support/cli-in-process.js'
 import { spawnCli } from './support/spawn-cli.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -273,9 +274,9 @@ describe('the CLI', () => {
       ['journalBytes=lots', /journalBytes must be name=value with a whole number \(or with KiB, MiB, GiB\)/],
       ['tenants=1', /tenants must be a whole number from 2 to/],
     ] as const) {
-      const cli = spawnCli(['--port', '0', '--limit', argument])
-      expect(await cli.exited, argument).toBe(1)
-      expect(cli.stderr(), argument).toMatch(message)
+      const refused = await refusal(['--port', '0', '--limit', argument])
+      expect(refused.code, argument).toBe(1)
+      expect(refused.stderr, argument).toMatch(message)
     }
   })
 

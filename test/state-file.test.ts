@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { startSaver, type StateFileLock } from '../src/node/state-file.js'
+import { refusal } from './support/cli-in-process.js'
 import { spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
 
 const BIN = fileURLToPath(new URL('../bin/petstore-sandbox.js', import.meta.url))
@@ -352,9 +353,9 @@ describe('--state-file', () => {
       listening = createNetServer().listen(file)
       await once(listening, 'listening')
     } else make(file)
-    const cli = launch([BIN, '--port', '0', '--state-file', file])
-    expect(await cli.exited).toBe(1)
-    expect(cli.stderr()).toBe(
+    const refused = await refusal(['--port', '0', '--state-file', file])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toBe(
       `petstore-sandbox: --state-file ${file} is ${kind}, not a regular file: give the path of a file (made when missing)\n`,
     )
     expect(existsSync(`${file}.lock`)).toBe(false)
@@ -373,9 +374,9 @@ describe('--state-file', () => {
   ] as const)('refuses a lock path that is %s, and never moves it', async (_, kind, make) => {
     const file = join(folder(), 'state.json')
     make(`${file}.lock`)
-    const cli = launch([BIN, '--port', '0', '--state-file', file])
-    expect(await cli.exited).toBe(1)
-    expect(cli.stderr()).toBe(
+    const refused = await refusal(['--port', '0', '--state-file', file])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toBe(
       `petstore-sandbox: cannot lock ${file}: ${file}.lock is ${kind}, not a lock file; move it away, or give another --state-file\n`,
     )
     expect(readdirSync(dirname(file))).toEqual(['state.json.lock'])
@@ -391,9 +392,9 @@ describe('--state-file', () => {
   })
 
   it('refuses --isolate with it', async () => {
-    const cli = launch([BIN, '--port', '0', '--isolate', '--state-file', join(folder(), 'state.json')])
-    expect(await cli.exited).toBe(1)
-    expect(cli.stderr()).toContain('--state-file keeps one set of data, and --isolate gives each key its own')
+    const refused = await refusal(['--port', '0', '--isolate', '--state-file', join(folder(), 'state.json')])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('--state-file keeps one set of data, and --isolate gives each key its own')
   })
 
   it('keeps answering when the folder cannot be written, says so in health, and saves again once it can', async () => {
