@@ -22,6 +22,7 @@ import type { Pet } from '../src/index.js'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server.js'
 import { LIMITS } from '../src/index.js'
 import { closeSharedContexts, sharedChromium } from './support/chromium.js'
+import { refusal } from './support/cli-in-process.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const B_KEY = 'petstore-sandbox-key'
@@ -246,6 +247,36 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
     await client.forwarding.set(['listPets'])
     await client.reset()
     expect((await client.forwarding.get()).forward).toEqual(['listPets'])
+  })
+
+  it('tells event stream readers when what is forwarded or recorded is switched, and nothing for a refused switch', async () => {
+    const response = await fetch(`${b.url}/__sandbox/events`)
+    expect(response.status).toBe(200)
+    if (response.body === null) throw new Error('an event stream without a body')
+    const reader = response.body.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    const until = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`the stream ended before ${String(pattern)}: ${text}`)
+        text += decoder.decode(value, { stream: true })
+      }
+    }
+    try {
+      await until(/: connected\n\n/)
+      expect((await putForwarding(b, '{"forward":["nope"]}')).status).toBe(400)
+      expect((await putForwarding(b, '{"forward":["getPet"]}')).status).toBe(200)
+      await until(/event: forwarding\n/)
+      expect(text).toMatch(/^event: forwarding\ndata: \{"tenant":null\}\n\n/m)
+      expect((await putForwarding(b, '{"record":true}')).status).toBe(200)
+      await until(/(event: forwarding\n[\s\S]*){2}/)
+      // The refused switch came first and said nothing: two switches, two events.
+      expect(text.match(/^event: forwarding$/gm)).toHaveLength(2)
+    } finally {
+      await reader.cancel()
+      expect((await putForwarding(b, '{"forward":["listPets"],"record":false}')).status).toBe(200)
+    }
   })
 
   it('refuses unknown operation names with a 400 naming them, and changes nothing', async () => {
@@ -835,12 +866,12 @@ describe('the CLI', () => {
       'fetchPets is not an operation: use listPets, createPet, getPet, all or none.',
     ],
   ])('refuses %j with a usage error', async (args, message) => {
-    const cli = spawnCli(['--port', '0', ...args])
-    expect(await cli.exited).toBe(1)
-    expect(cli.stderr()).toContain(message)
+    const refused = await refusal(['--port', '0', ...args])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(message)
   })
 
-  it('refuses an upstream that is not a URL with one line naming the option', async () => {
+  it('refuses an upstream that is not a URL with one line naming the option, in a real process', async () => {
     const cli = spawnCli(['--port', '0', '--upstream', 'not-a-url'])
     expect(await cli.exited).toBe(1)
     expect(cli.stderr()).toBe(
@@ -893,9 +924,9 @@ describe('the CLI', () => {
       ['--forward', 'none', '--forward', 'getPet'],
       ['--forward', 'getPet', '--forward', 'none'],
     ]) {
-      const mixed = spawnCli(['--port', '0', '--upstream', 'http://127.0.0.1:1', ...args])
-      expect(await mixed.exited, args.join(' ')).toBe(1)
-      expect(mixed.stderr()).toContain('none forwards nothing: give it alone, or name the operations without it.')
+      const mixed = await refusal(['--port', '0', '--upstream', 'http://127.0.0.1:1', ...args])
+      expect(mixed.code, args.join(' ')).toBe(1)
+      expect(mixed.stderr).toContain('none forwards nothing: give it alone, or name the operations without it.')
     }
   })
 

@@ -134,6 +134,9 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
       hosting.upstream?.label ?? null,
       hosting.upstream?.forward,
       hosting.upstream?.record === true,
+      () => {
+        events.emit({ type: 'forwarding', key: undefined })
+      },
     ),
     holds: createHoldBook(limits.heldRequests, limits.holds, (key) => {
       events.emit({ type: 'holds', key })

@@ -156,6 +156,9 @@ const petsSoon = throttle(() => void loadPets(), 400)
 const scenariosSoon = throttle(() => void loadScenarios(), 1000)
 const checkpointsSoon = throttle(() => void loadCheckpoints(), 300)
 const holdsSoon = throttle(() => void loadHolds(), 200)
+// Health is polled every 5 s; what moves its counts (the pets, the pets recorded) reloads it
+// sooner, at most once a second however busy the traffic.
+const healthSoon = throttle(() => void loadHealth(), 1000)
 
 /** Whether an event about `data`'s tenant concerns the one shown (null: every tenant, or shared mode). */
 function forShownTenant(data: string): boolean {
@@ -175,12 +178,16 @@ function onEvent(type: string, data: string): void {
     const entry = parse(data) as JournalEntry | undefined
     if (entry !== undefined) liveEntry(entry)
     if (hasScenarios()) scenariosSoon()
+    if (entry?.recorded != null) healthSoon()
   } else if (type === 'change') {
     if (forShownTenant(data)) petsSoon()
+    healthSoon()
   } else if (type === 'checkpoints') {
     if (forShownTenant(data)) checkpointsSoon()
   } else if (type === 'holds') {
     if (forShownTenant(data)) holdsSoon()
+  } else if (type === 'forwarding') {
+    healthSoon()
   }
 }
 
@@ -203,7 +210,7 @@ function connect(): void {
       if (source.readyState === EventSource.CLOSED) retry()
       else text('connection', 'Live updates: reconnecting')
     })
-    for (const type of ['request', 'change', 'checkpoints', 'holds']) {
+    for (const type of ['request', 'change', 'checkpoints', 'holds', 'forwarding']) {
       source.addEventListener(type, (event) => {
         onEvent(type, (event as MessageEvent<string>).data)
       })

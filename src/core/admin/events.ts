@@ -16,6 +16,8 @@ export type SandboxEvent =
   | { readonly type: 'checkpoints'; readonly key: string | undefined }
   /** A hold was added or released, caught a call or lost one: the dashboard's list of held requests. */
   | { readonly type: 'holds'; readonly key: string | undefined }
+  /** What is forwarded to the upstream, or whether its pets are recorded, was switched: server-wide. */
+  | { readonly type: 'forwarding'; readonly key: undefined }
 
 interface Subscription {
   /** Unsubscribes; calling it again does nothing. */

@@ -28,11 +28,15 @@ export interface ForwardingState {
   readonly exchanges: { waiting: number }
 }
 
-/** In-process there is never an upstream: the set stays empty. */
+/**
+ * In-process there is never an upstream: the set stays empty. `changed` hears each switch made
+ * after the start (the dashboard follows it through the event stream).
+ */
 export function createForwarding(
   upstream: string | null,
   forward: readonly OperationId[] = [],
   record = false,
+  changed: () => void = () => undefined,
 ): ForwardingState {
   const forwarded = new Set<string>()
   const noUpstream = (what: string) =>
@@ -40,6 +44,13 @@ export function createForwarding(
       'conflict',
       `This sandbox has no upstream to ${what}: start the sandbox with --upstream <api-url> (startServer: upstream)`,
     )
+  const forwardOnly = (next: readonly OperationId[]) => {
+    if (next.length > 0 && upstream === null) throw noUpstream('forward to')
+    forwarded.clear()
+    // In the order the operations are listed, whatever order they were given in.
+    for (const operation of OPERATIONS) if (next.includes(operation)) forwarded.add(operation)
+  }
+  forwardOnly(forward)
   const state: ForwardingState = {
     upstream,
     forwarded,
@@ -49,15 +60,13 @@ export function createForwarding(
     setRecord(on) {
       if (on && upstream === null) throw noUpstream('record from')
       ;(state as { record: boolean }).record = on
+      changed()
     },
     set(next) {
-      if (next.length > 0 && upstream === null) throw noUpstream('forward to')
-      forwarded.clear()
-      // In the order the operations are listed, whatever order they were given in.
-      for (const operation of OPERATIONS) if (next.includes(operation)) forwarded.add(operation)
+      forwardOnly(next)
+      changed()
     },
   }
-  state.set(forward)
   return state
 }
 

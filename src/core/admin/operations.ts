@@ -296,7 +296,7 @@ const traffic = admin({
 const events = admin({
   id: 'events',
   summary:
-    'Server-sent events: each API request (event: request), each change of pet data (event: change), of the checkpoints (event: checkpoints) and of the holds (event: holds)',
+    'Server-sent events: each API request (event: request), each change of pet data (event: change), of the checkpoints (event: checkpoints), of the holds (event: holds) and of what is forwarded or recorded (event: forwarding)',
   description:
     `${SCOPE} A comment line every 15 s keeps the connection open. A reader whose unsent bytes pass the ` +
     'eventBacklogBytes budget gets a last `event: overflow` and is closed; past the eventStreams budget, 503.',
