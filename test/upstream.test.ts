@@ -249,7 +249,7 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
     expect((await client.forwarding.get()).forward).toEqual(['listPets'])
   })
 
-  it('tells event stream readers when what is forwarded or recorded is switched, and nothing for a refused switch', async () => {
+  it('tells event stream readers when what is forwarded or recorded is switched, and nothing for a refused switch or one that changes nothing', async () => {
     const response = await fetch(`${b.url}/__sandbox/events`)
     expect(response.status).toBe(200)
     if (response.body === null) throw new Error('an event stream without a body')
@@ -271,8 +271,14 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
       expect(text).toMatch(/^event: forwarding\ndata: \{"tenant":null\}\n\n/m)
       expect((await putForwarding(b, '{"record":true}')).status).toBe(200)
       await until(/(event: forwarding\n[\s\S]*){2}/)
-      // The refused switch came first and said nothing: two switches, two events.
-      expect(text.match(/^event: forwarding$/gm)).toHaveLength(2)
+      // A switch to what is already so says nothing either; the next real one does.
+      expect((await putForwarding(b, '{"forward":["getPet"],"record":true}')).status).toBe(200)
+      expect((await putForwarding(b, '{"forward":["createPet"]}')).status).toBe(200)
+      // A reset's change event comes after every event before it: then the count is final.
+      expect((await fetch(`${b.url}/__sandbox/reset`, { method: 'POST' })).status).toBe(204)
+      await until(/event: change\n/)
+      // The refused switch and the one that changed nothing said nothing: three switches, three events.
+      expect(text.match(/^event: forwarding$/gm)).toHaveLength(3)
     } finally {
       await reader.cancel()
       expect((await putForwarding(b, '{"forward":["listPets"],"record":false}')).status).toBe(200)

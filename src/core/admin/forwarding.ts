@@ -30,7 +30,8 @@ export interface ForwardingState {
 
 /**
  * In-process there is never an upstream: the set stays empty. `changed` hears each switch made
- * after the start (the dashboard follows it through the event stream).
+ * after the start that changes something (the dashboard follows it through the event stream); a
+ * switch to what is already so says nothing.
  */
 export function createForwarding(
   upstream: string | null,
@@ -44,11 +45,14 @@ export function createForwarding(
       'conflict',
       `This sandbox has no upstream to ${what}: start the sandbox with --upstream <api-url> (startServer: upstream)`,
     )
-  const forwardOnly = (next: readonly OperationId[]) => {
+  /** Replaces the set; whether that changed it. */
+  const forwardOnly = (next: readonly OperationId[]): boolean => {
     if (next.length > 0 && upstream === null) throw noUpstream('forward to')
+    const before = [...forwarded].join()
     forwarded.clear()
     // In the order the operations are listed, whatever order they were given in.
     for (const operation of OPERATIONS) if (next.includes(operation)) forwarded.add(operation)
+    return [...forwarded].join() !== before
   }
   forwardOnly(forward)
   const state: ForwardingState = {
@@ -59,12 +63,12 @@ export function createForwarding(
     recorded: { pets: 0 },
     setRecord(on) {
       if (on && upstream === null) throw noUpstream('record from')
+      if (state.record === on) return
       ;(state as { record: boolean }).record = on
       changed()
     },
     set(next) {
-      forwardOnly(next)
-      changed()
+      if (forwardOnly(next)) changed()
     },
   }
   return state
