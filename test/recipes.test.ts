@@ -23,6 +23,29 @@ describe('the recipes in the docs', () => {
     expect(read(page)).toContain(`\`\`\`${language}\n${read(file)}\`\`\`\n`)
   })
 
+  // A 0.x caret range admits one minor only (^0.11.0 is >=0.11.0 <0.12.0): a recipe copied into a
+  // project must still install the version it documents.
+  it.each(['browser', 'jest', 'jest-commonjs', 'playwright', 'vitest'])(
+    "examples/%s/package.json's range admits this version",
+    (example) => {
+      const { version } = JSON.parse(read('package.json')) as { version: string }
+      const manifest = JSON.parse(read(`examples/${example}/package.json`)) as {
+        dependencies?: Record<string, string>
+        devDependencies?: Record<string, string>
+      }
+      const range = manifest.dependencies?.['petstore-sandbox'] ?? manifest.devDependencies?.['petstore-sandbox']
+      // As numbers, major * 1e6 + minor * 1e3 + patch, so one comparison orders two versions.
+      const rank = (text: string) => text.split('.').reduce((sum, part) => sum * 1000 + Number(part), 0)
+      const floor = /^\^(\d+\.\d+\.\d+)$/.exec(range ?? '')?.[1]
+      expect(floor, `a caret range, got ${range}`).toBeDefined()
+      const [major, minor] = version.split('.')
+      const [floorMajor, floorMinor] = (floor ?? '').split('.')
+      // ^0.b.c keeps the minor, ^a.b.c (a > 0) the major.
+      const sameLine = major === '0' ? floorMajor === '0' && floorMinor === minor : floorMajor === major
+      expect(sameLine && rank(version) >= rank(floor ?? ''), `${range} admits ${version}`).toBe(true)
+    },
+  )
+
   it('names every job of the consumer matrix in the compatibility table', () => {
     const run = read('scripts/consumer/run.sh')
     const jobs = [...run.matchAll(/^ {2}"([a-z0-9-]+)\|/gm)].map((match) => match[1])
