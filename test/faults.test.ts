@@ -4,7 +4,7 @@
  * requests its parser refuses; a reader stalls; SIGTERM comes with streams open and requests in
  * flight. After each fault the process lives and answers, or it exits 0 having answered.
  */
-import { ServerResponse } from 'node:http'
+import { get as httpGet, ServerResponse, type IncomingMessage } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServer } from '../src/server.js'
@@ -142,26 +142,38 @@ async function inject({ port }: Running, drive: Drive): Promise<void> {
 async function openReader(
   url: string,
 ): Promise<{ text: () => string; ended: Promise<'end'>; close: () => Promise<void> }> {
-  const response = await fetch(`${url}/__sandbox/events`)
-  expect(response.status).toBe(200)
-  if (response.body === null) throw new Error('an event stream without a body')
-  const reader = response.body.getReader()
-  const decoder = new TextDecoder()
+  // node:http with no agent rather than fetch: closing destroys this one connection at once, where
+  // a cancelled fetch body left undici's socket open about 3 s more (the server counted it).
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    httpGet(`${url}/__sandbox/events`, { agent: false }, resolve).once('error', reject)
+  })
+  expect(response.statusCode).toBe(200)
+  response.setEncoding('utf8')
   let text = ''
   let connected: () => void = () => undefined
   const isConnected = new Promise<void>((resolve) => (connected = resolve))
-  const ended = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) return 'end' as const
-      text += decoder.decode(value, { stream: true })
+  const ended = new Promise<'end'>((resolve, reject) => {
+    response.on('data', (chunk: string) => {
+      text += chunk
       if (text.startsWith(': connected\n\n')) connected()
-    }
-  })()
+    })
+    response.once('end', () => {
+      resolve('end')
+    })
+    // A cut (the server's or this side's) closes the response without an end.
+    response.once('close', () => {
+      reject(new Error('the event stream was closed before its end'))
+    })
+    response.on('error', () => undefined)
+  })
   // A cut must not surface as an unhandled rejection before a test awaits it.
   ended.catch(() => undefined)
   await Promise.race([isConnected, ended])
-  return { text: () => text, ended, close: () => reader.cancel() }
+  const close = async () => {
+    response.destroy()
+    await ended.catch(() => undefined)
+  }
+  return { text: () => text, ended, close }
 }
 
 /** A reader of the event stream that never reads once it is connected. */
@@ -175,13 +187,14 @@ async function stalledReader(port: number): Promise<Socket> {
 }
 
 /**
- * A large event that changes nothing: a createPet refused for its empty name, whose 48 KB body the
- * journal records whole, so each answer sends readers one `request` event of about 49 KB (and no
- * `change`). The kernel's buffers toward a stalled reader (some megabytes on loopback) fill in a
- * few dozen requests, where a GET with an 8 KB header took some hundreds.
+ * A large event that changes nothing: a createPet refused for its empty name, whose 192 KB body
+ * the journal records whole, so each answer sends readers one `request` event of about 193 KB (and
+ * no `change`). The kernel's buffers toward a stalled reader (some megabytes on loopback: the
+ * sending side grows to tcp_wmem's 4 MiB here) fill in a few rounds, where 48 KB bodies took some
+ * dozens and a GET with an 8 KB header some hundreds.
  */
-const BODY_BYTES = 64 * 1024
-const BIG = JSON.stringify({ name: '', categoryId: 1, pad: 'x'.repeat(48 * 1024) })
+const BODY_BYTES = 256 * 1024
+const BIG = JSON.stringify({ name: '', categoryId: 1, pad: 'x'.repeat(192 * 1024) })
 const filler = () =>
   `${postHead('Connection: close\r\n').replace(`Content-Length: ${PET.length}`, `Content-Length: ${BIG.length}`)}${BIG}`
 
@@ -309,10 +322,11 @@ describe('a client that resets a CONNECT', () => {
 })
 
 describe('a reader that stops reading', () => {
-  const BUDGET = 64 * 1024
+  const BUDGET = 1024 * 1024
   let server: Running
   beforeAll(async () => {
-    // A budget well above one event, so only a reader that falls behind passes it; and time enough
+    // A budget well above one event (five of them), so only a reader that falls behind passes it, not
+    // a reader that reads while four events are written at once; and time enough
     // for the stalled reader to take its last bytes once this test lets it read again.
     server = await start([
       '--limit',
