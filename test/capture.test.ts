@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Pet } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
 import { refusal } from './support/cli-in-process.js'
+import { runToExit } from './support/cli-in-process.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const KEY = 'capture-key-1'
@@ -19,11 +20,18 @@ afterAll(() => {
   rmSync(folder, { recursive: true, force: true })
 })
 
-async function capture(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** capture in a real process, as a shell runs it: its exit code and its output through pipes. */
+async function capture(args: string[]): Promise<{ code: number | null | undefined; stdout: string; stderr: string }> {
   const cli = spawnCli(['capture', ...args])
   const code = await cli.exited
   return { code, stdout: cli.stdout(), stderr: cli.stderr() }
 }
+
+/**
+ * capture through the CLI's own run() in this process (support/cli-in-process.ts): the same code
+ * without a Node start-up per case; the file's first and last cases run a real process.
+ */
+const captureHere = (args: string[]) => runToExit(['capture', ...args])
 
 const SOURCE: Pet[] = [
   { id: 3, name: 'Three', categoryId: 1, status: 'available' },
@@ -70,13 +78,13 @@ describe('capture against a running sandbox', () => {
   it('writes to stdout without -o, reads --ids one by one, and says when a list came back full', async () => {
     const many = await startServer({ port: 0, generate: 150, randomSeed: 7 })
     try {
-      const whole = await capture([many.apiUrl, '--ids', '1-150'])
+      const whole = await captureHere([many.apiUrl, '--ids', '1-150'])
       expect(whole.code).toBe(0)
       const pets = JSON.parse(whole.stdout) as Pet[]
       expect(pets).toHaveLength(150)
       expect(pets.map((pet) => pet.id)).toEqual(Array.from({ length: 150 }, (_, index) => index + 1))
       expect(whole.stderr).toContain('note: listPets came back full (100 pets, its most)')
-      const lists = await capture([many.apiUrl])
+      const lists = await captureHere([many.apiUrl])
       expect(lists.stderr).toContain('there may be more; --ids reads them one by one')
     } finally {
       await many.close()
@@ -84,7 +92,7 @@ describe('capture against a running sandbox', () => {
   })
 
   it('stops with exit 2 when the key is refused', async () => {
-    const run = await capture([source.apiUrl, '-k', 'not-the-key'])
+    const run = await captureHere([source.apiUrl, '-k', 'not-the-key'])
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('refused the key (401)')
     expect(run.stderr).not.toContain('not-the-key')
@@ -120,7 +128,7 @@ describe('capture against a drifting server', () => {
 
   it('leaves the bad pets out, names each, and exits 1', async () => {
     const file = join(folder, 'drift.json')
-    const run = await capture([url, '-o', file, '--ids', '1-3'])
+    const run = await captureHere([url, '-o', file, '--ids', '1-3'])
     expect(run.code).toBe(1)
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([{ id: 1, name: 'Good', categoryId: 1 }])
     expect(run.stderr).toMatch(/listPets: pet 2 left out: .*name/)

@@ -13,18 +13,35 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../src/server.js'
 import { cases } from '../src/core/verify/cases.js'
 import type { JsonReport } from '../src/core/verify/report.js'
-import { refusal } from './support/cli-in-process.js'
+import { refusal, runToExit } from './support/cli-in-process.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 import { startDriftProxy, type Drift } from './support/drift-proxy.js'
 
 type Report = JsonReport
 
-async function verify(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; cli: Cli }> {
+interface Run {
+  code: number | null | undefined
+  cli: { stdout: () => string; stderr: () => string }
+}
+
+/** verify in a real process, as a shell runs it: its exit code and its output through pipes. */
+async function verifyProcess(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const cli = spawnCli(['verify', ...args], env)
   return { code: await cli.exited, cli }
 }
 
-async function verifyJson(url: string, extra: string[] = []): Promise<Report & { code: number | null }> {
+/**
+ * verify through the CLI's own run() in this process (support/cli-in-process.ts): the same code,
+ * arguments and environment, without a Node start-up per case (about 0.3 CPU-s each, 23 of them).
+ * The cases that are about the process (exit codes in a shell, a long report through a pipe, a
+ * usage error) run verifyProcess.
+ */
+async function verify(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const { code, stdout, stderr } = await runToExit(['verify', ...args], env)
+  return { code, cli: { stdout: () => stdout, stderr: () => stderr } }
+}
+
+async function verifyJson(url: string, extra: string[] = []): Promise<Report & { code: Run['code'] }> {
   const { code, cli } = await verify([url, '--json', ...extra])
   return { ...(JSON.parse(cli.stdout()) as Report), code }
 }
@@ -45,7 +62,7 @@ describe('verify against the sandbox itself', () => {
   })
 
   it('passes with no difference: exit 0, every read the same, every write skipped and named', async () => {
-    const { code, cli: run } = await verify([apiUrl])
+    const { code, cli: run } = await verifyProcess([apiUrl])
     expect(code).toBe(0)
     const out = run.stdout()
     expect(out).toMatch(
@@ -127,7 +144,7 @@ describe('verify against a drifted server', () => {
   })
 
   /** Runs verify through a proxy that drifts one way; the sandbox behind it starts from the seed. */
-  async function through(drift: Drift, extra: string[] = []): Promise<Report & { code: number | null }> {
+  async function through(drift: Drift, extra: string[] = []): Promise<Report & { code: Run['code'] }> {
     await sandbox.sandbox.reset()
     const proxy = await startDriftProxy(new URL(sandbox.url).origin, drift)
     try {
@@ -403,11 +420,11 @@ describe('verify against servers that answer badly', () => {
         .end(JSON.stringify({ code, message: 'no', status: 404 }))
     })
     try {
-      const json = await verify([server.url, '--json'])
+      const json = await verifyProcess([server.url, '--json'])
       expect(json.cli.stdout().length).toBeGreaterThan(128 * 1024)
       const report = JSON.parse(json.cli.stdout()) as Report
       expect(report.cases.length).toBe(cases.length)
-      const table = await verify([server.url])
+      const table = await verifyProcess([server.url])
       expect(table.cli.stdout()).not.toContain('\u001b')
       // A cell is cut at 40 characters and a finding's line at 300, whatever the server sends.
       for (const line of table.cli.stdout().split('\n')) expect(line.length).toBeLessThan(400)
@@ -471,7 +488,7 @@ describe('verify when it cannot run', () => {
   })
 
   it('exits 2 on a usage error in a real process: no <api-url>', async () => {
-    const { code, cli } = await verify([])
+    const { code, cli } = await verifyProcess([])
     expect(code).toBe(2)
     expect(cli.stderr()).toMatch(/missing required argument 'api-url'/)
     expect(cli.stdout()).toBe('')
