@@ -274,7 +274,7 @@ describe('the petstore-sandbox command', () => {
     expect(Number(new URL(apiUrl).port)).not.toBe(DEFAULT_PORT)
     const refused = spawnCli([], { PORT: 'abc' })
     expect(await refused.exited).toBe(1)
-    expect(refused.stderr()).toContain('port must be an integer from 0 to 65535')
+    expect(refused.stderr()).toContain('port must be an integer from 0 to 65535, got "abc".')
   })
 
   // A flag's variable says on or off in words, any case; empty is unset; anything else is refused.
@@ -490,7 +490,13 @@ describe('the petstore-sandbox command', () => {
 
     it.each([
       [['--bogus'], "error: unknown option '--bogus'"],
-      [['--port', 'abc'], 'port must be an integer from 0 to 65535'],
+      [['--port', 'abc'], 'port must be an integer from 0 to 65535, got "abc".'],
+      [['--max-tenants', '1e3'], 'max tenants must be an integer from 2 to 1000000, got "1e3".'],
+      [['--port', '\u001b[2J'], 'port must be an integer from 0 to 65535, got "\\u001b[2J".'],
+      [
+        ['--journal-limit', 'x'.repeat(100)],
+        `journal limit must be an integer from 0 to 1000000, got "${'x'.repeat(37)}...".`,
+      ],
       [['--port', '70000'], 'port must be an integer from 0 to 65535'],
       [['--api-key', 'has space'], 'API key "has space" is not a valid bearer token'],
       [['--failure-rate', '1.5'], 'failure rate must be a number from 0 to 1'],

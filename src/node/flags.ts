@@ -61,9 +61,17 @@ const WORDS: Readonly<Record<string, string>> = {
 export function checked<T>(name: OptionName, parse: (text: string) => T) {
   return (text: string): T => {
     const value = parse(text)
-    refuse(optionProblem(name, value, (option) => WORDS[option] ?? option))
+    const problem = optionProblem(name, value, (option) => WORDS[option] ?? option)
+    // Text that is no number parses to NaN: the message quotes what was given (escaped, so no
+    // control character reaches the terminal; cut, so a long one stays one line), not "NaN".
+    refuse(Number.isNaN(value) ? problem?.replace(/, got NaN$/, `, got ${quoted(text)}`) : problem)
     return value
   }
+}
+
+/** A flag's text, quoted for a message: JSON's escapes, at most 40 characters of it. */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}...` : text)
 }
 
 /** The schema's problem, as commander reports a flag's bad value. */
