@@ -264,7 +264,8 @@ describe('--state-file', () => {
       for (const cli of clis) cli.child.kill('SIGTERM')
       await Promise.all(clis.map((cli) => cli.exited))
     }
-  })
+    // Three processes a round: 20 rounds took 11 s beside CI's other stages, near the 15 s default.
+  }, 120_000)
 
   it("follows a link to the file: the lock and the saves are the real file's", async () => {
     const place = folder()

@@ -1,6 +1,7 @@
 # Shared by the consumer jobs (sourced): every job installs the packed tarball into a project of
 # its own under a temporary directory, never the repository's node_modules.
-# Environment: CONSUMER_TARBALL (the packed package, made by run.sh), CONSUMER_MSW (msw's range),
+# Environment: CONSUMER_TARBALL (the packed package, an absolute path: run.sh packs it or is given
+# it), CONSUMER_MSW (msw's range),
 # CONSUMER_NODE_DIR (another Node's bin directory, first on PATH).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

@@ -17,6 +17,8 @@ if [ -z "${CONSUMER_TARBALL:-}" ]; then
   echo "Packed $(basename "$CONSUMER_TARBALL"): $(du -k "$CONSUMER_TARBALL" | cut -f1) KiB"
 fi
 test -f "$CONSUMER_TARBALL" || { echo "no tarball at $CONSUMER_TARBALL" >&2; exit 2; }
+# Absolute: each job installs it from a project directory of its own.
+CONSUMER_TARBALL=$(realpath "$CONSUMER_TARBALL")
 echo "Tarball: $CONSUMER_TARBALL"
 
 node_dir() {

@@ -28,6 +28,7 @@ import {
   type ServeFlags,
 } from './flags.js'
 import { packageVersion } from './package-files.js'
+import { printable } from './terminal.js'
 import { runServe } from './serve-command.js'
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, type RunningServer } from './server.js'
 import { DEFAULT_TIMEOUT_MS, runVerify, type VerifyOptions } from './verify.js'
@@ -54,6 +55,13 @@ export async function run(argv: readonly string[]): Promise<RunningServer> {
   return started
 }
 
+/** Commander's messages quote the values given: their control characters are written escaped. */
+const ERROR_OUTPUT = {
+  outputError: (text: string, write: (text: string) => void) => {
+    write(printable(text))
+  },
+}
+
 /** `petstore-sandbox [options]`: the sandbox as an HTTP server, until Ctrl-C or SIGTERM. */
 function serveCommand(started: (server: RunningServer) => void): Command {
   const command = new Command('serve')
@@ -74,6 +82,7 @@ function serveCommand(started: (server: RunningServer) => void): Command {
         "\nCommands:\n  verify <api-url>   check a live server against the sandbox's behaviour table (petstore-sandbox verify --help)\n  capture <api-url>  write a fixtures file from a live server, by reads only (petstore-sandbox capture --help)",
       )
       .showHelpAfterError('(run petstore-sandbox --help for usage)')
+      .configureOutput(ERROR_OUTPUT)
       .allowExcessArguments()
       .hook('preAction', refuseExtraArguments)
       .hook('preAction', readFlagsFromEnvironment)
@@ -124,6 +133,7 @@ function liveServerCommand(name: string, description: string, keyEnv: string, ex
           .argParser(milliseconds),
       )
       .addHelpText('after', exitCodes)
+      .configureOutput(ERROR_OUTPUT)
       .allowExcessArguments()
       .hook('preAction', refuseExtraArguments)
       // Commander has printed its message, or the help: a usage error exits 2.

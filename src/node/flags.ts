@@ -62,16 +62,11 @@ export function checked<T>(name: OptionName, parse: (text: string) => T) {
   return (text: string): T => {
     const value = parse(text)
     const problem = optionProblem(name, value, (option) => WORDS[option] ?? option)
-    // Text that is no number parses to NaN: the message quotes what was given (escaped, so no
-    // control character reaches the terminal; cut, so a long one stays one line), not "NaN".
-    refuse(Number.isNaN(value) ? problem?.replace(/, got NaN$/, `, got ${quoted(text)}`) : problem)
+    // Text that is no number parses to NaN: commander's own words already quote what was given
+    // ("argument 'abc' is invalid."), so the schema's "got NaN" is left out rather than shown.
+    refuse(Number.isNaN(value) ? problem?.replace(/, got NaN$/, '') : problem)
     return value
   }
-}
-
-/** A flag's text, quoted for a message: JSON's escapes, at most 40 characters of it. */
-function quoted(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}...` : text)
 }
 
 /** The schema's problem, as commander reports a flag's bad value. */

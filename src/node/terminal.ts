@@ -22,6 +22,15 @@ export function paintFor(stream: NodeJS.WriteStream): Paint {
   return stream.isTTY && stream.hasColors() ? coloured : plain
 }
 
+/**
+ * Text for the terminal with its control characters (but the line breaks) written as `\u001b`:
+ * commander quotes a bad value as it was given ("argument '...' is invalid"), and a value with an
+ * escape sequence would otherwise clear the screen or restyle what follows.
+ */
+export function printable(text: string): string {
+  return text.replace(/[^\P{Cc}\n]/gu, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 /** A status by its class: 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
 export function statusStyle(status: number): Style {
   return status >= 500 ? 'red' : status >= 400 ? 'yellow' : status >= 300 ? 'cyan' : 'green'

@@ -51,9 +51,20 @@ export async function runToExit(args: readonly string[], env: Record<string, str
     }
   const out = vi.spyOn(process.stdout, 'write').mockImplementation(keep((text) => (stdout += text)))
   const write = vi.spyOn(process.stderr, 'write').mockImplementation(keep((text) => (stderr += text)))
-  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => {
-    if (exited === undefined) stderr += `${parts.map(String).join(' ')}\n`
-  })
+  // vitest's console does not write to process.stdout or process.stderr: each method the command
+  // (or a sandbox it makes, whose notices go to console.warn) may call is kept where a process
+  // would print it.
+  const line =
+    (add: (text: string) => void) =>
+    (...parts: unknown[]) => {
+      if (exited === undefined) add(`${parts.map(String).join(' ')}\n`)
+    }
+  const consoles = [
+    vi.spyOn(console, 'error').mockImplementation(line((text) => (stderr += text))),
+    vi.spyOn(console, 'warn').mockImplementation(line((text) => (stderr += text))),
+    vi.spyOn(console, 'log').mockImplementation(line((text) => (stdout += text))),
+    vi.spyOn(console, 'info').mockImplementation(line((text) => (stdout += text))),
+  ]
   const saved = Object.keys(env).map((name) => [name, process.env[name]] as const)
   Object.assign(process.env, env)
   const terminals = [process.stdout, process.stderr].map((stream) => [stream, stream.isTTY] as const)
@@ -69,7 +80,7 @@ export async function runToExit(args: readonly string[], env: Record<string, str
     exit.mockRestore()
     out.mockRestore()
     write.mockRestore()
-    error.mockRestore()
+    for (const spy of consoles) spy.mockRestore()
     for (const [stream, isTTY] of terminals) stream.isTTY = isTTY
     for (const [name, value] of saved) {
       if (value === undefined) Reflect.deleteProperty(process.env, name)
