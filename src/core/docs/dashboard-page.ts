@@ -63,7 +63,22 @@ export function dashboardPage(options: DashboardPageOptions): string {
 </form>
 <div class="panels">
 
-<section id="data-panel" class="panel" aria-labelledby="data-heading">
+${dataPanel(base, statusOptions)}
+
+${CONTROLS_PANEL}
+
+${LIVE_PANELS}
+</div>
+</main>
+</div>
+</body>
+</html>
+`
+}
+
+/** Data: the pets table, its filter and pages, and the create form. */
+function dataPanel(base: string, statusOptions: string): string {
+  return `<section id="data-panel" class="panel" aria-labelledby="data-heading">
 <h2 id="data-heading">Data</h2>
 <p id="data-source" class="hint" hidden></p>
 <div class="field inline">
@@ -104,9 +119,11 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <button type="submit" id="create-submit">Create pet</button>
 <div id="create-error" class="alert" role="alert"></div>
 </form>
-</section>
+</section>`
+}
 
-<section id="controls-panel" class="panel" aria-labelledby="controls-heading">
+/** Controls: reset, scenarios, checkpoints, the state as a file. Nothing in it varies. */
+const CONTROLS_PANEL = `<section id="controls-panel" class="panel" aria-labelledby="controls-heading">
 <h2 id="controls-heading">Controls</h2>
 <h3>Reset</h3>
 <p class="hint" id="reset-hint">Restores the seed and the id sequence, and clears the journal and the scenarios. Checkpoints are kept.</p>
@@ -158,9 +175,10 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <button type="submit" id="state-upload-submit">Upload state</button>
 </form>
 <div id="state-error" class="alert" role="alert"></div>
-</section>
+</section>`
 
-<section id="health-panel" class="panel" aria-labelledby="health-heading">
+/** Health, traffic, and the requests with their details: filled in by `main.ts`. */
+const LIVE_PANELS = `<section id="health-panel" class="panel" aria-labelledby="health-heading">
 <h2 id="health-heading">Health</h2>
 <div id="health-error" class="alert" role="alert"></div>
 <dl id="health" class="health">
@@ -199,14 +217,7 @@ export function dashboardPage(options: DashboardPageOptions): string {
 <div id="details-body"><p class="hint">Select a request to see its headers and body.</p></div>
 </section>
 </div>
-</section>
-</div>
-</main>
-</div>
-</body>
-</html>
-`
-}
+</section>`
 
 /** Text made safe inside HTML text and quoted attributes. */
 export function escapeHtml(text: string): string {
