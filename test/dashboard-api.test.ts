@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServer, type RunningServer } from '../src/server.js'
 import { checkedFetch } from './support/openapi-check.js'
+import { eventText } from './support/event-stream.js'
 
 const KEY = 'petstore-sandbox-key'
 const AUTH = { Authorization: `Bearer ${KEY}` }
@@ -149,16 +150,8 @@ describe('tenants, traffic and events', () => {
     const response = await fetch(`${server.url}/__sandbox/events`, { signal: controller.signal })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
-    const decoder = new TextDecoder()
-    let text = ''
-    const until = async (pattern: RegExp) => {
-      while (!pattern.test(text)) {
-        const { value, done } = await reader.read()
-        if (done) throw new Error(`stream ended before ${String(pattern)}: ${text}`)
-        text += decoder.decode(value)
-      }
-    }
+    const events = eventText(response)
+    const { until } = events
     await until(/: connected/)
     await fetch(`${server.apiUrl}/pets`, {
       method: 'POST',
@@ -167,14 +160,14 @@ describe('tenants, traffic and events', () => {
     })
     await until(/event: change\ndata: \{"tenant":"t-[0-9a-f]{16}"\}/)
     await until(/event: request\ndata: .*"operation":"createPet"/)
-    const request = /event: request\ndata: (.*)\n/.exec(text)?.[1] ?? '{}'
+    const request = /event: request\ndata: (.*)\n/.exec(events.text())?.[1] ?? '{}'
     expect(JSON.parse(request)).toMatchObject({
       method: 'POST',
       status: 201,
       tenant: 'st*******1 (10 characters)',
       headers: expect.objectContaining({ authorization: 'Bearer [redacted]' }) as unknown,
     })
-    expect(text).not.toContain('streamer-1')
+    expect(events.text()).not.toContain('streamer-1')
     controller.abort()
   })
 

@@ -15,6 +15,7 @@ import { createSandbox } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
 import { sendTo } from './support/in-process.js'
 import { rawExchange } from './support/raw-http.js'
+import { eventText } from './support/event-stream.js'
 
 const KEY = 'petstore-sandbox-key'
 const AUTH = { Authorization: `Bearer ${KEY}` }
@@ -234,8 +235,7 @@ describe('a hostile upstream', () => {
 
   it('records a forwarded body nested 8,000 deep as its text, and the journal and the event stream still read', async () => {
     upstream.answer(() => json('201 Created', { ...PET, id: 99 }, { Location: '/api/v1/pets/99' }))
-    const events = await fetch(`${sandbox.url}/__sandbox/events`)
-    const reader = (events.body as ReadableStream<Uint8Array>).getReader()
+    const events = eventText(await fetch(`${sandbox.url}/__sandbox/events`))
     const nested = `${'['.repeat(8000)}${']'.repeat(8000)}`
     const answer = await fetch(`${sandbox.apiUrl}/pets`, {
       method: 'POST',
@@ -245,14 +245,9 @@ describe('a hostile upstream', () => {
     expect(answer.status).toBe(201)
     expect(upstream.seen.at(-1)?.body).toBe(nested)
     // The event stream tells of the request: reading it did not throw.
-    let streamed = ''
-    while (!streamed.includes('event: request')) {
-      const { value, done } = await reader.read()
-      if (done) break
-      streamed += new TextDecoder().decode(value)
-    }
-    expect(streamed).toContain('event: request')
-    await reader.cancel()
+    await events.until(/event: request/)
+    expect(events.text()).toContain('event: request')
+    await events.cancel()
     const entry = await lastEntry()
     expect(entry.body).toBe(nested)
     // Within the depth budget, the body is kept as JSON.

@@ -23,6 +23,7 @@ import { startServer, type RunningServer, type ServerOptions } from '../src/serv
 import { LIMITS } from '../src/index.js'
 import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { refusal } from './support/cli-in-process.js'
+import { eventText } from './support/event-stream.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
 const B_KEY = 'petstore-sandbox-key'
@@ -252,23 +253,14 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
   it('tells event stream readers when what is forwarded or recorded is switched, and nothing for a refused switch or one that changes nothing', async () => {
     const response = await fetch(`${b.url}/__sandbox/events`)
     expect(response.status).toBe(200)
-    if (response.body === null) throw new Error('an event stream without a body')
-    const reader = response.body.getReader()
-    const decoder = new TextDecoder()
-    let text = ''
-    const until = async (pattern: RegExp) => {
-      while (!pattern.test(text)) {
-        const { value, done } = await reader.read()
-        if (done) throw new Error(`the stream ended before ${String(pattern)}: ${text}`)
-        text += decoder.decode(value, { stream: true })
-      }
-    }
+    const events = eventText(response)
+    const { until } = events
     try {
       await until(/: connected\n\n/)
       expect((await putForwarding(b, '{"forward":["nope"]}')).status).toBe(400)
       expect((await putForwarding(b, '{"forward":["getPet"]}')).status).toBe(200)
       await until(/event: forwarding\n/)
-      expect(text).toMatch(/^event: forwarding\ndata: \{"tenant":null\}\n\n/m)
+      expect(events.text()).toMatch(/^event: forwarding\ndata: \{"tenant":null\}\n\n/m)
       expect((await putForwarding(b, '{"record":true}')).status).toBe(200)
       await until(/(event: forwarding\n[\s\S]*){2}/)
       // A switch to what is already so says nothing either; the next real one does.
@@ -278,9 +270,9 @@ describe('sandbox B forwarding listPets to sandbox A', () => {
       expect((await fetch(`${b.url}/__sandbox/reset`, { method: 'POST' })).status).toBe(204)
       await until(/event: change\n/)
       // The refused switch and the one that changed nothing said nothing: three switches, three events.
-      expect(text.match(/^event: forwarding$/gm)).toHaveLength(3)
+      expect(events.text().match(/^event: forwarding$/gm)).toHaveLength(3)
     } finally {
-      await reader.cancel()
+      await events.cancel()
       expect((await putForwarding(b, '{"forward":["listPets"],"record":false}')).status).toBe(200)
     }
   })
