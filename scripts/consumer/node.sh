@@ -36,14 +36,14 @@ for project in . ../commonjs-project; do
     if [ "$types" = types ]; then
       npx tsc -p tsconfig.json
       echo "$kind project, tsc --module nodenext: no errors"
-    fi
-    if [ "$types" = types ] && [ "$kind" = ESM ]; then
-      node -e '
-        const config = require("./tsconfig.json")
-        Object.assign(config.compilerOptions, { module: "ESNext", moduleResolution: "Bundler" })
-        require("fs").writeFileSync("tsconfig.bundler.json", JSON.stringify(config))'
-      npx tsc -p tsconfig.bundler.json
-      echo "$kind project, tsc --moduleResolution bundler: no errors (the same files in either project)"
+      if [ "$kind" = ESM ]; then
+        node -e '
+          const config = require("./tsconfig.json")
+          Object.assign(config.compilerOptions, { module: "ESNext", moduleResolution: "Bundler" })
+          require("fs").writeFileSync("tsconfig.bundler.json", JSON.stringify(config))'
+        npx tsc -p tsconfig.bundler.json
+        echo "$kind project, tsc --moduleResolution bundler: no errors (the same files in either project)"
+      fi
     fi
     npx vitest run --reporter=dot
   )
