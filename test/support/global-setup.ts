@@ -39,10 +39,11 @@ export function noticeOf(programs: Readonly<Record<ProgramName, ProgramStatus>>,
   return [head, ...lines].join('\n')
 }
 
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => void> {
   buildIfStale()
   const names = Object.keys(PROGRAMS) as ProgramName[]
-  const programs = Object.fromEntries(names.map((name) => [name, probe(name)])) as Record<ProgramName, ProgramStatus>
+  const answers = await Promise.all(names.map(async (name) => [name, await probe(name)] as const))
+  const programs = Object.fromEntries(answers) as Record<ProgramName, ProgramStatus>
   project.provide('programs', programs)
   const ci = process.env.CI === 'true' || process.env.CI === '1'
   const notice = noticeOf(programs, ci)
