@@ -2,7 +2,8 @@
 // first), 1280 px wide in the light theme, after a few requests so that the journal, the chart and
 // a request's details have something to show (a list, two 201 creates, a 404, a 401 and a 503 from
 // a scenario). The sandbox listens on 127.0.0.1 on a free port, and Debian's chromium is driven by
-// playwright-core with the tests' flags (test/support/chromium-flags.json): no network is needed.
+// playwright-core with the flags the tests and the bench share (test/support/chromium-flags.json):
+// no network is needed.
 /* global document -- in page.evaluate, which runs in the page */
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

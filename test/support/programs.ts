@@ -64,18 +64,38 @@ declare module 'vitest' {
   }
 }
 
-/** Runs one version query; a program that hangs past 20 s counts as missing. */
+/** How long a version query may take; one that takes longer counts as missing. */
+const VERSION_TIMEOUT_MS = 20_000
+
+/** Runs one version query; a program that hangs past VERSION_TIMEOUT_MS counts as missing. */
 function ask([command, ...args]: readonly [string, ...string[]]): Promise<ProgramStatus> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 })
+    // A group of its own: Debian's chromium and headless shell are shell scripts that start the
+    // browser as their child, which a hang leaves holding the output open after the script is killed.
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     const output = { stdout: '', stderr: '' }
     child.stdout.setEncoding('utf8').on('data', (text: string) => (output.stdout += text))
     child.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text))
+    const timer = setTimeout(() => {
+      resolve({
+        ok: false,
+        why: `${command} does not run (no answer to ${args.join(' ')} in ${VERSION_TIMEOUT_MS} ms)`,
+      })
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // The group is gone already: nothing is left to stop.
+      }
+      child.stdout.destroy()
+      child.stderr.destroy()
+    }, VERSION_TIMEOUT_MS)
     // A program that cannot start says so here, before 'close' (whose answer then comes too late).
     child.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
       resolve({ ok: false, why: `${command} does not run (${error.code ?? error.message})` })
     })
     child.on('close', (code, signal) => {
+      clearTimeout(timer)
       resolve(
         code === 0
           ? { ok: true, command, version: `${output.stdout}${output.stderr}`.trim().split('\n')[0] ?? '' }
