@@ -53,8 +53,8 @@ jobs=(
 # Each job runs in a project of its own, so four run at once (CONSUMER_PARALLEL, default 4): a
 # job spends much of its time waiting on the registry (npm install: 17 s, of which 10 CPU-s) or on
 # a child. On this 2-core machine the matrix took 453 s two at a time with the types checked in
-# every node job, 293 s (521 CPU-s) four at a time with them in two (node.sh says why), and 265 s
-# (437 CPU-s, in CI) with bundler reading the project's code alone. Each job's output is printed
+# every node job, 293 s (521 CPU-s) four at a time with them in two (node.sh says why), and 265
+# and 289 s (437 and 486 CPU-s, in CI) with bundler reading the project's code alone. Each job's output is printed
 # whole when it ends, with its time and its CPU time.
 parallel=${CONSUMER_PARALLEL:-4}
 selected=()
