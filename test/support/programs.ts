@@ -7,7 +7,7 @@
  * the run ends with one notice naming each and how to install it. Under CI=true a missing program
  * fails the run with the same notice, so CI proves every test.
  */
-import { spawn } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { inject } from 'vitest'
 
 export type ProgramName = 'chromium' | 'haproxy' | 'caddy' | 'script'
@@ -64,53 +64,27 @@ declare module 'vitest' {
   }
 }
 
-/** How long a version query may take; one that takes longer counts as missing. */
-const VERSION_TIMEOUT_MS = 20_000
-
-/** Runs one version query; a program that hangs past VERSION_TIMEOUT_MS counts as missing. */
-function ask([command, ...args]: readonly [string, ...string[]]): Promise<ProgramStatus> {
-  return new Promise((resolve) => {
-    // A group of its own: Debian's chromium and headless shell are shell scripts that start the
-    // browser as their child, which a hang leaves holding the output open after the script is killed.
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    const output = { stdout: '', stderr: '' }
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (output.stdout += text))
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text))
-    const timer = setTimeout(() => {
-      resolve({
-        ok: false,
-        why: `${command} does not run (no answer to ${args.join(' ')} in ${VERSION_TIMEOUT_MS} ms)`,
-      })
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // The group is gone already: nothing is left to stop.
-      }
-      child.stdout.destroy()
-      child.stderr.destroy()
-    }, VERSION_TIMEOUT_MS)
-    // A program that cannot start says so here, before 'close' (whose answer then comes too late).
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer)
-      resolve({ ok: false, why: `${command} does not run (${error.code ?? error.message})` })
-    })
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve(
-        code === 0
-          ? { ok: true, command, version: `${output.stdout}${output.stderr}`.trim().split('\n')[0] ?? '' }
-          : { ok: false, why: `${[command, ...args].join(' ')} exited with ${code ?? signal}` },
-      )
-    })
-  })
+/** Runs one version query; a program that hangs past 20 s counts as missing. */
+function ask([command, ...args]: readonly [string, ...string[]]): ProgramStatus {
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] })
+  if (result.error !== undefined) {
+    const code = (result.error as NodeJS.ErrnoException).code
+    return { ok: false, why: `${command} does not run (${code ?? result.error.message})` }
+  }
+  if (result.status !== 0) {
+    return { ok: false, why: `${[command, ...args].join(' ')} exited with ${result.status ?? result.signal}` }
+  }
+  const version = `${result.stdout}${result.stderr}`.trim().split('\n')[0] ?? ''
+  return { ok: true, command, version }
 }
 
 /** Whether the program runs, and the command to drive: its faster build when that runs too. */
-export async function probe(name: ProgramName): Promise<ProgramStatus> {
+export function probe(name: ProgramName): ProgramStatus {
   const { version, faster } = PROGRAMS[name]
-  // Both at once: the faster build counts only when the program itself runs.
-  const [status, quicker] = await Promise.all([ask(version), faster === undefined ? undefined : ask(faster)])
-  return status.ok && quicker?.ok === true ? quicker : status
+  const status = ask(version)
+  if (!status.ok || faster === undefined) return status
+  const quicker = ask(faster)
+  return quicker.ok ? quicker : status
 }
 
 /** The Chromium this run drives, as the global setup found it. */
