@@ -54,22 +54,22 @@ jobs=(
 # job spends much of its time waiting on the registry (npm install: 17 s, of which 10 CPU-s) or on
 # a child. On this 2-core machine the matrix took 453 s two at a time with the types checked in
 # every node job, 293 s (521 CPU-s) four at a time with them in two (node.sh says why), and 265
-# and 289 s (437 and 486 CPU-s, in CI) with bundler reading the project's code alone. Each job's output is printed
-# whole when it ends, with its time and its CPU time.
+# and 289 s (437 and 486 CPU-s, in CI) with bundler reading the project's code alone. Each job's
+# output is printed whole when it ends, with its time and its CPU time.
 parallel=${CONSUMER_PARALLEL:-4}
 selected=()
-majors=()
+declare -A majors=() # the Node majors the selected jobs need, each once
 for job in "${jobs[@]}"; do
   IFS='|' read -r name major _ _ <<<"$job"
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
   selected+=("$job")
-  majors+=("$major")
+  majors[$major]=1
 done
 # Each Node the jobs need, installed once before any job runs: the downloads at once (each is
 # about 6.5 s of one core), then once more in turn, which installs nothing unless one failed.
-for major in $(printf '%s\n' "${majors[@]}" | sort -u); do node_dir "$major" >/dev/null & done
+for major in "${!majors[@]}"; do node_dir "$major" >/dev/null & done
 wait
-for major in $(printf '%s\n' "${majors[@]}" | sort -u); do node_dir "$major" >/dev/null; done
+for major in "${!majors[@]}"; do node_dir "$major" >/dev/null; done
 
 run_job() {
   local name=$1 major=$2 msw=$3 command=$4 directory started result cpu
