@@ -3,7 +3,8 @@
  * page: save after a pet made through the API, rewind through the inline confirm step (the API
  * and the Data panel then hold the first state), the API's 409 with "Replace it" and its 400,
  * both under the name field, delete, a checkpoint saved elsewhere arriving live, axe with
- * checkpoints listed and a confirm step open, and, under --isolate, one tenant's checkpoints.
+ * checkpoints listed and a confirm step open, one save at a time, and, under --isolate, one
+ * tenant's checkpoints.
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -11,6 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { needs } from './support/programs.js'
 import { closeSharedContexts, sharedChromium } from './support/chromium.js'
+import { holdRoute } from './support/held-route.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -216,6 +218,32 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     await expect.poll(() => listed(server), LIVE).toEqual([])
     await expect.poll(() => rowsOf(page as Page), LIVE).toEqual(['No checkpoints yet.'])
     expect(await server.sandbox.pets.count()).toBe(34)
+  })
+
+  it('saves one checkpoint at a time, and keeps a name typed while one is on its way', async () => {
+    page = await openDashboard(browser, server)
+    const form = page.locator('#checkpoint-form')
+    const name = page.getByLabel('Save as…')
+    const held = await holdRoute(page, '**/__sandbox/checkpoints', 'POST')
+    try {
+      await name.fill('first')
+      await page.click('#checkpoint-save')
+      await held.reached
+      expect(await form.getAttribute('aria-busy')).toBe('true')
+      expect(await page.locator('#checkpoint-save').getAttribute('aria-disabled')).toBe('true')
+      // A second press and an Enter while the first is on its way: neither sends.
+      await page.click('#checkpoint-save', { force: true })
+      await name.fill('second')
+      await name.press('Enter')
+      held.release()
+      await expect.poll(() => form.getAttribute('aria-busy'), LIVE).toBe(null)
+      expect(await page.locator('#checkpoint-save').getAttribute('aria-disabled')).toBe('false')
+      expect(await name.inputValue()).toBe('second')
+      expect((await listed(server)).map((checkpoint) => checkpoint.name)).toEqual(['first'])
+      await expect.poll(() => rowsOf(page as Page), LIVE).toEqual([expect.stringContaining('first')])
+    } finally {
+      await held.stop()
+    }
   })
 
   it('lists a checkpoint saved elsewhere as it is saved, with its scenarios, and passes axe in both themes', async () => {

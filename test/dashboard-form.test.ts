@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { needs } from './support/programs.js'
 import { closeSharedContexts, sharedChromium } from './support/chromium.js'
+import { holdRoute } from './support/held-route.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -70,6 +71,9 @@ async function formOutcome(page: Page, server: RunningServer, row: Row): Promise
   await expect
     .poll(async () => (await server.sandbox.pets.count()) > before || (await shown()).length > 0, LIVE)
     .toBe(true)
+  // Done with this value (list reloaded, name cleared) before the next row types into the form:
+  // aria-busy is set on submit, before the request leaves, so this cannot pass too early.
+  await expect.poll(() => page.locator('#create-form').getAttribute('aria-busy'), LIVE).toBe(null)
   const problems = await shown()
   if (problems.length > 0) {
     // Refused by the form itself: nothing went to the API, and the problems sit under their fields.
@@ -108,6 +112,32 @@ describe.skipIf(!needs('chromium'))("the dashboard's create form follows the API
     await server.sandbox.reset()
     const form = await formOutcome(page, server, row)
     expect(form).toEqual(api)
+  })
+
+  it('takes one create at a time, and keeps a name typed while one is on its way', async () => {
+    const held = await holdRoute(page, '**/v1/pets', 'POST')
+    try {
+      const before = await server.sandbox.pets.count()
+      await page.fill('#create-name', 'First')
+      await page.fill('#create-category', '1')
+      await page.click('#create-submit')
+      await held.reached
+      expect(await page.locator('#create-form').getAttribute('aria-busy')).toBe('true')
+      expect(await page.locator('#create-submit').getAttribute('aria-disabled')).toBe('true')
+      // A second press and an Enter while the first is on its way: neither sends.
+      await page.click('#create-submit', { force: true })
+      await page.fill('#create-name', 'Second')
+      await page.press('#create-name', 'Enter')
+      held.release()
+      await expect.poll(() => page.locator('#create-form').getAttribute('aria-busy'), LIVE).toBe(null)
+      expect(await page.locator('#create-submit').getAttribute('aria-disabled')).toBe('false')
+      expect(await page.inputValue('#create-name')).toBe('Second')
+      expect(await server.sandbox.pets.count()).toBe(before + 1)
+      expect((await server.sandbox.pets.list()).at(-1)?.name).toBe('First')
+      expect(server.sandbox.requests.filter({ operation: 'createPet' })).toHaveLength(1)
+    } finally {
+      await held.stop()
+    }
   })
 
   it('takes values the old hand-written check refused, and refuses what it let through', async () => {

@@ -15,6 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { needs } from './support/programs.js'
 import { closeSharedContexts, sharedChromium } from './support/chromium.js'
+import { holdRoute } from './support/held-route.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const KEY = 'petstore-sandbox-key'
@@ -600,10 +601,18 @@ describe.skipIf(!needs('chromium'))(
       expect(await form.isVisible()).toBe(true)
       expect(summary(await axeViolations(page))).toEqual([])
 
+      // While the key is being tried the form says so, and a second press sends nothing more.
+      const held = await holdRoute(page, '**/__sandbox/health', 'GET')
       await input.fill(KEY)
       await form.getByRole('button', { name: 'Use this key' }).click()
+      await held.reached
+      expect(await page.locator('#key-form').getAttribute('aria-busy')).toBe('true')
+      expect(await form.getByRole('button', { name: 'Use this key' }).getAttribute('aria-disabled')).toBe('true')
+      await input.press('Enter')
+      await held.stop()
       await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
       expect(await form.isHidden()).toBe(true)
+      expect(await page.locator('#key-form').getAttribute('aria-busy')).toBe(null)
       await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
       await expect.poll(() => page.locator('#health-version').innerText(), LIVE).not.toBe('…')
 

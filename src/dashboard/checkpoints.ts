@@ -7,7 +7,7 @@
  * May import: other dashboard files.
  */
 import { adminUrl, call, getJson, scope, sendJson, statusOf, type Checkpoint, type CheckpointInput } from './api.js'
-import { alertIn, byId, h, messageOf, num, say } from './dom.js'
+import { alertIn, byId, h, isSending, messageOf, num, say, setSending } from './dom.js'
 
 type Action = 'rewind' | 'delete'
 
@@ -206,17 +206,17 @@ export function setUpCheckpoints(rewound: () => void): void {
   const form = byId('checkpoint-form') as HTMLFormElement
   const input = byId('checkpoint-name') as HTMLInputElement
   const withScenarios = byId('checkpoint-scenarios') as HTMLInputElement
-  let busy = false
   const save = (replace: boolean) => {
-    if (busy) return
-    busy = true
+    if (isSending(form)) return
+    setSending(form, true)
     const name = input.value
     const body: CheckpointInput = { name, scenarios: withScenarios.checked, ...(replace && { replace: true }) }
     problem('', false)
     sendJson(adminUrl('/checkpoints'), 'POST', body)
       .then(async (response) => {
         const saved = (await response.json()) as Checkpoint
-        input.value = ''
+        // A name typed while the save was on its way is the next checkpoint's: it stays.
+        if (input.value === name) input.value = ''
         if (replace) input.focus()
         const extra = saved.scenarios ? ', with the scenarios' : ''
         say(`Saved checkpoint ${saved.name}: ${pets(saved.pets)}${extra}.`)
@@ -228,7 +228,7 @@ export function setUpCheckpoints(rewound: () => void): void {
         if (status === 400) input.focus()
       })
       .finally(() => {
-        busy = false
+        setSending(form, false)
         void loadCheckpoints()
       })
   }

@@ -6,7 +6,7 @@
  * May import: other dashboard files.
  */
 import { adminUrl, getJson, sendJson, type Pet, type PetPage } from './api.js'
-import { alertIn, byId, h, messageOf, num, say } from './dom.js'
+import { alertIn, byId, h, isSending, messageOf, num, say, setSending } from './dom.js'
 import { checkCreateForm } from './rules.js'
 
 const PAGE_SIZE = 50
@@ -104,10 +104,9 @@ export function setUpData(apiKey: string, apiBase: string): void {
   const name = byId('create-name') as HTMLInputElement
   const category = byId('create-category') as HTMLInputElement
   const status = byId('create-status') as HTMLSelectElement
-  let busy = false
   form.addEventListener('submit', (event) => {
     event.preventDefault()
-    if (busy) return
+    if (isSending(form)) return
     alertIn('create-error', '')
     // The API's own check (rules.ts): the form refuses exactly what createPet would.
     const { body, problems } = checkCreateForm(name.value, category.value, status.value)
@@ -118,11 +117,13 @@ export function setUpData(apiKey: string, apiBase: string): void {
       ;(problems.name.length > 0 ? name : category).focus()
       return
     }
-    busy = true
+    setSending(form, true)
+    const sent = name.value
     sendJson(`${apiBase}/pets`, 'POST', body, apiKey)
       .then(async (response) => {
         const pet = (await response.json()) as Pet
-        name.value = ''
+        // A name typed while the create was on its way is the next pet's: it stays.
+        if (name.value === sent) name.value = ''
         say(`Created pet ${pet.id}, ${pet.name}. Showing the last page.`)
         const select = byId('status-filter') as HTMLSelectElement
         if (select.value !== '' && select.value !== pet.status) select.value = ''
@@ -132,7 +133,7 @@ export function setUpData(apiKey: string, apiBase: string): void {
         alertIn('create-error', `Not created: ${messageOf(error)}`)
       })
       .finally(() => {
-        busy = false
+        setSending(form, false)
       })
   })
 }

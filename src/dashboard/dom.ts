@@ -119,3 +119,16 @@ export function alertIn(id: string, message: string): void {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/**
+ * Marks a form as sending, or done: aria-busy on the form, aria-disabled on its buttons (which,
+ * unlike disabled, leaves the focus where it was). The forms send nothing while one is on its way,
+ * so a second press makes no twin.
+ */
+export function setSending(form: HTMLFormElement, on: boolean): void {
+  if (on) form.setAttribute('aria-busy', 'true')
+  else form.removeAttribute('aria-busy')
+  for (const button of form.querySelectorAll('button')) button.setAttribute('aria-disabled', String(on))
+}
+
+export const isSending = (form: HTMLFormElement): boolean => form.getAttribute('aria-busy') === 'true'

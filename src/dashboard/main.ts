@@ -31,7 +31,7 @@ import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
 import { loadPets, setUpData } from './data.js'
 import { showForwardedFor } from './forwarded.js'
 import { showUpstream } from './forwarding.js'
-import { byId, h, messageOf, num, paintHue, poll, say, throttle } from './dom.js'
+import { byId, h, isSending, messageOf, num, paintHue, poll, say, setSending, throttle } from './dom.js'
 import { liveEntry, loadJournal, setUpJournal } from './journal.js'
 
 // Made before any schema (jitless.ts): the page's policy forbids eval.
@@ -247,18 +247,17 @@ function askForKey(message: string): void {
 function setUpKeyForm(): void {
   const form = byId('key-form') as HTMLFormElement
   const input = byId('key-input') as HTMLInputElement
-  let busy = false
   onRefused(askForKey)
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     const key = input.value.trim()
-    if (busy) return
+    if (isSending(form)) return
     if (key === '') {
       text('key-error', 'Enter the API key.')
       input.focus()
       return
     }
-    busy = true
+    setSending(form, true)
     text('key-error', '')
     useKey(key)
     call(`${ADMIN}/health`)
@@ -276,7 +275,7 @@ function setUpKeyForm(): void {
         input.select()
       })
       .finally(() => {
-        busy = false
+        setSending(form, false)
       })
   })
 }
