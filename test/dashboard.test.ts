@@ -84,6 +84,9 @@ class Contexts {
     await this.current.emulateMedia({ colorScheme: 'light' })
     await this.current.goto(`${origin}/__sandbox/`)
     await expect.poll(() => this.current?.locator('#pets-body tr').count(), LIVE).toBeGreaterThan(0)
+    // The event stream is open: a change a test makes from here on reaches the page live. (The
+    // page loads its data first, so a change made before the stream opens would show only later.)
+    await expect.poll(() => this.current?.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
     return this.current
   }
 
@@ -119,7 +122,7 @@ async function theme(page: Page, colorScheme: 'light' | 'dark'): Promise<void> {
 
 /** axe-core's serious and critical findings, on the whole page or on the part `within` selects. */
 async function axeViolations(page: Page, within?: string): Promise<AxeViolation[]> {
-  // A table reloading is dimmed (aria-busy): axe reads colours once it has its rows.
+  // A table reloading (aria-busy) is rebuilt from its answer: axe runs once none is reloading.
   await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null)
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   const violations = await page.evaluate(async (context) => {
@@ -180,7 +183,6 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
 
   it('shows a pet created through the API, and its request in the journal, without a reload', async () => {
     const page = await contexts.page(server.url)
-    await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
     await page.evaluate(() => {
       ;(window as unknown as { notReloaded: boolean }).notReloaded = true
     })
@@ -252,6 +254,25 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
     await expect.poll(() => scenariosOf(page), LIVE).toEqual(['No scenarios: every call is answered normally.'])
     expect(server.sandbox.scenarios.list()).toEqual([])
     expect((await fetch(`${server.apiUrl}/pets`, { headers: AUTH })).status).toBe(200)
+  })
+
+  it('loads its data once its event stream is open: a request made while it opens is in the journal', async () => {
+    const page = await contexts.page(server.url)
+    const held = await holdRoute(page, '**/__sandbox/events', 'GET')
+    try {
+      await page.reload()
+      await held.reached
+      // Made while the page's stream is on its way: it must reach the page by its load or by an event.
+      expect((await createPet(server, { name: 'Made as the page opened', categoryId: 1 })).status).toBe(201)
+      held.release()
+      await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+      await expect
+        .poll(() => page.locator('#journal button').allTextContents(), LIVE)
+        .toEqual([expect.stringMatching(/POST \/v1\/pets 201 Created .* createPet/)])
+    } finally {
+      await held.stop()
+    }
   })
 
   it('on a phone (390 px), shows Controls before the pets, and its toasts cover no control', async () => {
@@ -664,3 +685,29 @@ describe.skipIf(!needs('chromium'))(
     })
   },
 )
+
+describe.skipIf(!needs('chromium'))('the dashboard when its event stream is refused', () => {
+  let server: RunningServer
+
+  beforeAll(async () => {
+    // No event stream readers at all: the page's stream is answered 503.
+    server = await startServer({ port: 0, limits: { eventStreams: 0 } })
+  })
+
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('shows the data all the same, and says that live updates are off', async () => {
+    const context = await (await sharedChromium()).newContext({ viewport: VIEWPORT, colorScheme: 'light' })
+    try {
+      const page = await context.newPage()
+      await page.goto(`${server.url}/__sandbox/`)
+      await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: off, retrying in 5 s')
+      await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–32 of 32 pets')
+      expect((await server.sandbox.health()).limits.eventStreams.used).toBe(0)
+    } finally {
+      await context.close()
+    }
+  })
+})

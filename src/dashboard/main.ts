@@ -43,9 +43,15 @@ let started = false
 let booted = false
 let tenants: Tenant[] = []
 let tenantsKey = ''
-/** The open event stream, if any, and whether events may have been missed since the last one. */
+/**
+ * The open event stream, if any, and whether the data must be loaded when it opens: at the start,
+ * and after events may have been missed. Loading once the stream is open leaves no gap: the sandbox
+ * subscribes a stream before it sends its first byte, so a change either is in what loads or comes
+ * as an event after. (Loaded before it opened, a request made in between never reached the
+ * journal shown.)
+ */
 let live: { close(): void } | undefined
-let lost = false
+let lost = true
 
 function reloadScoped(): void {
   void loadPets(0)
@@ -136,9 +142,11 @@ function choose(tenant: Tenant | undefined): void {
   scope.label = tenant?.label
   paintHue(byId('tenant-swatch'), tenant?.hue)
   if (!booted) return
-  reloadScoped()
-  // A key in Authorization scopes the stream to its own tenant: follow the one shown instead.
-  if (adminKey() !== undefined) {
+  // A key in Authorization scopes the stream to its own tenant: follow the one shown instead, and
+  // load its data once that stream is open.
+  if (adminKey() === undefined) {
+    reloadScoped()
+  } else {
     lost = true
     connect()
   }
@@ -168,7 +176,7 @@ function forShownTenant(data: string): boolean {
 
 function opened(): void {
   text('connection', 'Live updates: on')
-  // Catch up on what happened while the stream was down.
+  // The first load, or a catch-up on what happened while the stream was down.
   if (lost) reloadScoped()
   lost = false
 }
@@ -196,6 +204,8 @@ function connect(): void {
   live?.close()
   const retry = () => {
     text('connection', 'Live updates: off, retrying in 5 s')
+    // The data as it is now, without live updates until the stream opens (it loads again then).
+    reloadScoped()
     setTimeout(() => {
       if (live === handle) connect()
     }, 5000)
@@ -284,8 +294,7 @@ function setUpKeyForm(): void {
 function refresh(): void {
   void loadHealth()
   void loadTraffic()
-  reloadScoped()
-  lost = false
+  lost = true
   connect()
 }
 
@@ -325,7 +334,7 @@ async function start(): Promise<void> {
   setUpData(pageKey === '' ? (adminKey() ?? '') : pageKey, root.dataset.apiBase ?? '/v1')
   await loadHealth()
   booted = true
-  reloadScoped()
+  // The data loads when the stream opens (opened), or without it when it cannot (retry).
   connect()
   poll(loadHealth, 5000, false)
   poll(loadTraffic, 2000)
