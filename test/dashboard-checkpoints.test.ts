@@ -69,7 +69,7 @@ async function petNames(server: RunningServer, key = KEY): Promise<string[]> {
 }
 
 async function axeViolations(page: Page): Promise<string[]> {
-  // A table reloading is dimmed (aria-busy): axe reads colours once it has its rows.
+  // A table reloading (aria-busy) is rebuilt from its answer: axe runs once none is reloading.
   await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null)
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   const violations = await page.evaluate(async () => {
@@ -88,6 +88,13 @@ const timeIn = (page: Page, iso: string) =>
 const rangeOf = (page: Page) => page.locator('#pets-range').innerText()
 const rowsOf = (page: Page) => page.locator('#checkpoints li').allInnerTexts()
 const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent ?? '')
+/**
+ * Until the page has handled its save's answer (the form's aria-busy gone). The list may show the
+ * checkpoint sooner, from the live event; a press before then is ignored, and the answer's
+ * handler may still empty the field or move the focus.
+ */
+const saveHandled = (page: Page) =>
+  expect.poll(() => page.locator('#checkpoint-form').getAttribute('aria-busy'), LIVE).toBe(null)
 
 /**
  * The dashboard, freshly loaded: in `reused`, the page of the last test (a new document, light
@@ -140,6 +147,10 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     // Save.
     await name.fill('before-checkout')
     await save.click()
+    // The message shows for 5 s: looked for at once.
+    await expect
+      .poll(() => page?.locator('#status').innerText(), LIVE)
+      .toBe('Saved checkpoint before-checkout: 33 pets.')
     await expect.poll(() => listed(server), LIVE).toEqual([expect.objectContaining({ name: 'before-checkout' })])
     const [first] = await listed(server)
     expect(first).toMatchObject({ pets: 33, nextId: 34, scenarios: false })
@@ -147,10 +158,8 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     await expect.poll(() => rowsOf(page as Page), LIVE).toEqual([expect.stringContaining('before-checkout')])
     expect((await rowsOf(page))[0]).toContain(`saved ${savedAt}, 33 pets`)
     expect((await rowsOf(page))[0]).not.toContain('with scenarios')
+    await saveHandled(page)
     expect(await name.inputValue()).toBe('')
-    await expect
-      .poll(() => page?.locator('#status').innerText(), LIVE)
-      .toBe('Saved checkpoint before-checkout: 33 pets.')
 
     // Another pet, then a rewind: nothing happens before the confirmation.
     await createPet(server, 'Made after the checkpoint')
@@ -163,6 +172,10 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     expect(await server.sandbox.pets.count()).toBe(34)
     expect(await axeViolations(page)).toEqual([])
     await row.getByRole('button', { name: 'Rewind', exact: true }).click()
+    // The message shows for 5 s: looked for at once.
+    await expect
+      .poll(() => page?.locator('#status').innerText(), LIVE)
+      .toBe(`The data is rewound to before-checkout, as saved at ${savedAt}.`)
 
     await expect.poll(() => server.sandbox.pets.count(), LIVE).toBe(33)
     const names = await petNames(server)
@@ -171,9 +184,6 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     await expect.poll(() => rangeOf(page as Page), LIVE).toBe('Rows 1–33 of 33 pets')
     expect(await page.locator('#pets-body').innerText()).toContain('Kept by the checkpoint')
     expect(await page.locator('#pets-body').innerText()).not.toContain('Made after the checkpoint')
-    await expect
-      .poll(() => page?.locator('#status').innerText(), LIVE)
-      .toBe(`The data is rewound to before-checkout, as saved at ${savedAt}.`)
     expect(await row.count()).toBe(0)
     await expect.poll(() => focusedText(page as Page), LIVE).toBe('Rewind to before-checkout')
     expect(await rowsOf(page)).toEqual([expect.stringContaining('33 pets')])
@@ -193,6 +203,7 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     await expect.poll(async () => (await listed(server))[0]?.pets, LIVE).toBe(34)
     expect(await listed(server)).toHaveLength(1)
     await expect.poll(() => rowsOf(page as Page), LIVE).toEqual([expect.stringContaining('34 pets')])
+    await saveHandled(page)
     expect(await problem.innerText()).toBe('')
     expect(await replace.isHidden()).toBe(true)
     expect(await name.getAttribute('aria-invalid')).toBeNull()
@@ -273,7 +284,7 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     expect(await page.locator('#checkpoints li.confirming p').innerText()).toMatch(
       /^Rewind to with_scenarios\? The data and the scenarios go back to /,
     )
-    // The rewind's change event reloads the table (dimmed while it does): its answer is awaited.
+    // The rewind's change event reloads the table (aria-busy while it does): its answer is awaited.
     const reloaded = page.waitForResponse((response) => response.url().includes('/__sandbox/pets?'))
     await page.locator('#checkpoints li.confirming').getByRole('button', { name: 'Rewind', exact: true }).click()
     await expect

@@ -314,6 +314,8 @@ describe.skipIf(!needs('chromium'))("the dashboard's held requests, in headless 
     await page.goto(`${server.url}/__sandbox/`)
     const list = page.locator('#holds')
     await expect.poll(() => list.innerText(), LIVE).toBe('No holds: every call is answered when it comes.')
+    // The event stream is open: the hold added next reaches the page live.
+    await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
 
     const hold = await createSandboxClient({ baseUrl: server.url }).holds.add({ operation: 'getPet', times: 2 })
     await expect.poll(() => list.innerText(), LIVE).toMatch(/^getPet: 0 calls waiting, 2 more to catch/)

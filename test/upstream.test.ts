@@ -505,7 +505,8 @@ describe('an upstream that drifts from the contract', () => {
         (await journal(b)).find((entry) => entry.operation === 'getPet')?.violations,
       )
 
-      // A request made now arrives live.
+      // A request made now arrives live, once the event stream is open.
+      await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
       expect((await fetch(`${b.apiUrl}/pets`, { headers: auth(B_KEY) })).status).toBe(200)
       await expect.poll(() => rows.count(), LIVE).toBe(4)
       expect(await rows.first().innerText()).toMatch(/GET\s+\/v1\/pets[\s\S]*→ upstream[\s\S]*2 contract violations/)
@@ -549,7 +550,7 @@ describe('an upstream that drifts from the contract', () => {
       await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
       await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
 
-      // A table reloading is dimmed (aria-busy): axe reads colours once it has its rows.
+      // A table reloading (aria-busy) is rebuilt from its answer: axe runs once none is reloading.
       await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null)
       await page.evaluate(AXE)
       const violations = await page.evaluate(async () => {
