@@ -550,6 +550,35 @@ describe('an upstream that drifts from the contract', () => {
       await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
       await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
 
+      // A health answer asked before a switch and handled after it tells the state before it: it
+      // must not tick the box back. The page's next health request is answered now (getPet
+      // forwarded), held, and let go after the switch, marked by an uptime no other answer has.
+      let asked!: () => void
+      let letGo!: () => void
+      const held = new Promise<void>((resolve) => (asked = resolve))
+      const released = new Promise<void>((resolve) => (letGo = resolve))
+      let first = true
+      await page.route('**/__sandbox/health', async (route) => {
+        if (!first) return route.continue()
+        first = false
+        const response = await route.fetch()
+        const json = { ...((await response.json()) as object), uptimeSeconds: 7 * 86_400 }
+        asked()
+        await released
+        await route.fulfill({ response, json })
+      })
+      await held
+      await getPet.uncheck()
+      await expect
+        .poll(async () => (await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward, LIVE)
+        .toEqual(['listPets', 'createPet'])
+      letGo()
+      await expect.poll(() => page.locator('#health-uptime').innerText(), LIVE).toBe('7 d 0 h 0 min 0 s')
+      expect(await getPet.isChecked()).toBe(false)
+      await page.unroute('**/__sandbox/health')
+      await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
+      await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
+
       // A table reloading (aria-busy) is rebuilt from its answer: axe runs once none is reloading.
       await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null)
       await page.evaluate(AXE)

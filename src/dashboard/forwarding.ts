@@ -9,33 +9,42 @@
 import { ADMIN, getJson, sendJson, type Forwarding, type Health } from './api.js'
 import { alertIn, byId, h, messageOf, say } from './dom.js'
 
-/** The boxes by operation, once the operations are known; a PUT in flight holds off health's updates. */
+/**
+ * The boxes by operation, once the operations are known. A switch in flight holds off health's
+ * updates, and so does every switch sent since a health request was asked: that answer may tell
+ * the state before the switch, which the switch's own answer has already shown.
+ */
 const boxes = new Map<string, HTMLInputElement>()
 let busy = false
+let switches = 0
+
+/** How many switches this page has sent: given to showUpstream with the health asked now. */
+export const switchesSent = (): number => switches
 
 /** Follows health: hides the toggles without an upstream, shows (and updates) them with one. */
-export function showUpstream(upstream: Health['upstream']): void {
+export function showUpstream(upstream: Health['upstream'], askedAfter: number): void {
   byId('forwarding-block').hidden = upstream === null
   showDataSource(upstream)
   if (upstream === null) return
   const label = byId('forwarding-upstream')
   if (label.textContent !== upstream.label) label.textContent = upstream.label
-  showRecording(upstream.record, upstream.recorded)
+  const current = !busy && askedAfter === switches
+  showRecording(upstream.record, upstream.recorded, current)
   if (boxes.size === 0) {
     void load()
     return
   }
-  if (!busy) check(upstream.forward)
+  if (current) check(upstream.forward)
 }
 
-/** The record box and the count of recorded pets, as the server has them. */
-function showRecording(record: boolean, recorded: number): void {
+/** The count of recorded pets, and the record box as the server has it when `current`. */
+function showRecording(record: boolean, recorded: number, current: boolean): void {
   const box = byId('record') as HTMLInputElement
   if (!box.dataset.wired) {
     box.dataset.wired = 'true'
     box.addEventListener('change', () => void switchRecording(box.checked))
   }
-  if (!busy) box.checked = record
+  if (current) box.checked = record
   const text = `${recorded} pet${recorded === 1 ? '' : 's'} recorded since the start. Recorded pets answer here once forwarding is off.`
   const note = byId('recorded')
   if (note.textContent !== text) note.textContent = text
@@ -44,9 +53,10 @@ function showRecording(record: boolean, recorded: number): void {
 async function switchRecording(on: boolean): Promise<void> {
   alertIn('forwarding-error', '')
   busy = true
+  switches += 1
   try {
     const answer = (await (await sendJson(`${ADMIN}/forwarding`, 'PUT', { record: on })).json()) as Forwarding
-    showRecording(answer.record, answer.recorded)
+    showRecording(answer.record, answer.recorded, true)
     say(on ? "The upstream's pets are recorded from now on." : 'Recording is off.')
   } catch (error) {
     ;(byId('record') as HTMLInputElement).checked = !on
@@ -101,6 +111,7 @@ async function change(operation: string, on: boolean): Promise<void> {
   alertIn('forwarding-error', '')
   const forward = [...boxes].filter(([, box]) => box.checked).map(([name]) => name)
   busy = true
+  switches += 1
   try {
     const answer = (await (await sendJson(`${ADMIN}/forwarding`, 'PUT', { forward })).json()) as Forwarding
     check(answer.forward)

@@ -30,7 +30,7 @@ import { loadHolds } from './holds.js'
 import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
 import { loadPets, setUpData } from './data.js'
 import { showForwardedFor } from './forwarded.js'
-import { showUpstream } from './forwarding.js'
+import { showUpstream, switchesSent } from './forwarding.js'
 import { byId, h, isSending, messageOf, num, paintHue, poll, say, setSending, throttle } from './dom.js'
 import { liveEntry, loadJournal, setUpJournal } from './journal.js'
 
@@ -85,6 +85,7 @@ function uptime(seconds: number): string {
 
 async function loadHealth(): Promise<void> {
   try {
+    const asked = switchesSent()
     const health = await getJson<Health>(`${ADMIN}/health`)
     text('health-version', health.version)
     text('health-uptime', uptime(health.uptimeSeconds))
@@ -93,7 +94,7 @@ async function loadHealth(): Promise<void> {
     text('health-pets', num(health.pets) + (health.mode === 'isolated' ? " (the default key's)" : ''))
     text('health-evictions', num(health.evictions))
     root.dataset.mode = health.mode
-    showUpstream(health.upstream)
+    showUpstream(health.upstream, asked)
     showForwardedFor(health.upstream)
     text('health-error', '')
   } catch (error) {
