@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { needs } from './support/programs.js'
 import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { holdRoute } from './support/held-route.js'
@@ -136,6 +136,9 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     }
   })
 
+  // A test that failed while it held a request leaves no route behind for the next one.
+  afterEach(() => page?.unrouteAll({ behavior: 'ignoreErrors' }))
+
   it('saves, rewinds through a confirm step, replaces after a 409, shows a 400 and deletes', async () => {
     await createPet(server, 'Kept by the checkpoint')
     page = await openDashboard(browser, server, page)
@@ -233,7 +236,7 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
     expect(await server.sandbox.pets.count()).toBe(34)
   })
 
-  it('saves one checkpoint at a time, and keeps a name typed while one is on its way', async () => {
+  it('saves one checkpoint at a time, and keeps a name typed while one is on its way, unmarked by a refusal of the one sent', async () => {
     page = await openDashboard(browser, server, page)
     const form = page.locator('#checkpoint-form')
     const name = page.getByLabel('Save as…')
@@ -256,6 +259,26 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
       await expect.poll(() => rowsOf(page as Page), LIVE).toEqual([expect.stringContaining('first')])
     } finally {
       await held.stop()
+    }
+
+    // Refused for the name sent (taken: 409) after another was typed: the problem shows, but the
+    // new name is neither marked nor offered to replace.
+    const conflict = await refusal(server, { name: 'first' })
+    expect(conflict.status).toBe(409)
+    const again = await holdRoute(page, '**/__sandbox/checkpoints', 'POST')
+    try {
+      await name.fill('first')
+      await page.click('#checkpoint-save')
+      await again.reached
+      await name.fill('third')
+      again.release()
+      await expect.poll(() => page?.locator('#checkpoint-name-error').innerText(), LIVE).toBe(conflict.message)
+      await saveHandled(page)
+      expect(await name.getAttribute('aria-invalid')).toBeNull()
+      expect(await page.getByRole('button', { name: 'Replace it' }).isHidden()).toBe(true)
+      expect(await name.inputValue()).toBe('third')
+    } finally {
+      await again.stop()
     }
   })
 

@@ -15,6 +15,7 @@ import { gzipSync } from 'node:zlib'
 import type { AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import type { Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { needs } from './support/programs.js'
 import { createSandboxClient, SandboxClientError, type JournalEntry } from '../src/client.js'
@@ -552,30 +553,43 @@ describe('an upstream that drifts from the contract', () => {
 
       // A health answer asked before a switch and handled after it tells the state before it: it
       // must not tick the box back. The page's next health request is answered now (getPet
-      // forwarded), held, and let go after the switch, marked by an uptime no other answer has.
+      // forwarded), held, and let go after the switch, marked by an uptime no other answer has;
+      // the ones after it wait until the box is looked at, so that answer is the last shown.
       let asked!: () => void
       let letGo!: () => void
+      let looked!: () => void
       const held = new Promise<void>((resolve) => (asked = resolve))
       const released = new Promise<void>((resolve) => (letGo = resolve))
+      const checked = new Promise<void>((resolve) => (looked = resolve))
       let first = true
-      await page.route('**/__sandbox/health', async (route) => {
-        if (!first) return route.continue()
+      const stale = async (route: Route) => {
+        if (!first) {
+          await checked
+          await route.continue().catch(() => undefined)
+          return
+        }
         first = false
         const response = await route.fetch()
         const json = { ...((await response.json()) as object), uptimeSeconds: 7 * 86_400 }
         asked()
         await released
         await route.fulfill({ response, json })
-      })
-      await held
-      await getPet.uncheck()
-      await expect
-        .poll(async () => (await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward, LIVE)
-        .toEqual(['listPets', 'createPet'])
-      letGo()
-      await expect.poll(() => page.locator('#health-uptime').innerText(), LIVE).toBe('7 d 0 h 0 min 0 s')
-      expect(await getPet.isChecked()).toBe(false)
-      await page.unroute('**/__sandbox/health')
+      }
+      await page.route('**/__sandbox/health', stale)
+      try {
+        await held
+        await getPet.uncheck()
+        await expect
+          .poll(async () => (await createSandboxClient({ baseUrl: b.url }).forwarding.get()).forward, LIVE)
+          .toEqual(['listPets', 'createPet'])
+        letGo()
+        await expect.poll(() => page.locator('#health-uptime').innerText(), LIVE).toBe('7 d 0 h 0 min 0 s')
+        expect(await getPet.isChecked()).toBe(false)
+      } finally {
+        letGo()
+        looked()
+        await page.unroute('**/__sandbox/health', stale)
+      }
       await createSandboxClient({ baseUrl: b.url }).forwarding.set('all')
       await expect.poll(() => getPet.isChecked(), LIVE).toBe(true)
 

@@ -224,8 +224,10 @@ export function setUpCheckpoints(rewound: () => void): void {
       .catch((error: unknown) => {
         const status = statusOf(error)
         // 400: the name's fault; 409: the name is taken, which may be meant (a new take of a demo).
-        problem(messageOf(error), status === 409, status === 400 || status === 409)
-        if (status === 400) input.focus()
+        // Both are about the name sent: a name typed since is not marked, nor offered to replace.
+        const same = input.value === name
+        problem(messageOf(error), same && status === 409, same && (status === 400 || status === 409))
+        if (status === 400 && same) input.focus()
       })
       .finally(() => {
         setSending(form, false)

@@ -10,12 +10,12 @@ import { ADMIN, getJson, sendJson, type Forwarding, type Health } from './api.js
 import { alertIn, byId, h, messageOf, say } from './dom.js'
 
 /**
- * The boxes by operation, once the operations are known. A switch in flight holds off health's
+ * The boxes by operation, once the operations are known. Switches in flight hold off health's
  * updates, and so does every switch sent since a health request was asked: that answer may tell
  * the state before the switch, which the switch's own answer has already shown.
  */
 const boxes = new Map<string, HTMLInputElement>()
-let busy = false
+let inFlight = 0
 let switches = 0
 
 /** How many switches this page has sent: given to showUpstream with the health asked now. */
@@ -24,11 +24,11 @@ export const switchesSent = (): number => switches
 /** Follows health: hides the toggles without an upstream, shows (and updates) them with one. */
 export function showUpstream(upstream: Health['upstream'], askedAfter: number): void {
   byId('forwarding-block').hidden = upstream === null
-  showDataSource(upstream)
+  const current = inFlight === 0 && askedAfter === switches
+  if (current) showDataSource(upstream)
   if (upstream === null) return
   const label = byId('forwarding-upstream')
   if (label.textContent !== upstream.label) label.textContent = upstream.label
-  const current = !busy && askedAfter === switches
   showRecording(upstream.record, upstream.recorded, current)
   if (boxes.size === 0) {
     void load()
@@ -52,7 +52,7 @@ function showRecording(record: boolean, recorded: number, current: boolean): voi
 
 async function switchRecording(on: boolean): Promise<void> {
   alertIn('forwarding-error', '')
-  busy = true
+  inFlight += 1
   switches += 1
   try {
     const answer = (await (await sendJson(`${ADMIN}/forwarding`, 'PUT', { record: on })).json()) as Forwarding
@@ -62,7 +62,7 @@ async function switchRecording(on: boolean): Promise<void> {
     ;(byId('record') as HTMLInputElement).checked = !on
     alertIn('forwarding-error', `Could not change the recording: ${messageOf(error)}`)
   } finally {
-    busy = false
+    inFlight -= 1
   }
 }
 
@@ -110,7 +110,7 @@ function check(forward: readonly string[]): void {
 async function change(operation: string, on: boolean): Promise<void> {
   alertIn('forwarding-error', '')
   const forward = [...boxes].filter(([, box]) => box.checked).map(([name]) => name)
-  busy = true
+  inFlight += 1
   switches += 1
   try {
     const answer = (await (await sendJson(`${ADMIN}/forwarding`, 'PUT', { forward })).json()) as Forwarding
@@ -122,6 +122,6 @@ async function change(operation: string, on: boolean): Promise<void> {
     if (box !== undefined) box.checked = !on
     alertIn('forwarding-error', `Could not change the forwarding: ${messageOf(error)}`)
   } finally {
-    busy = false
+    inFlight -= 1
   }
 }

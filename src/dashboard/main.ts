@@ -44,21 +44,18 @@ let booted = false
 let tenants: Tenant[] = []
 let tenantsKey = ''
 /**
- * The open event stream, if any, and whether the data must be loaded when it opens: at the start,
- * and after events may have been missed. Loading once the stream is open leaves no gap: the sandbox
- * subscribes a stream before it sends its first byte, so a change either is in what loads or comes
- * as an event after. (Loaded before it opened, a request made in between never reached the
- * journal shown.)
+ * The open event stream, if any, and whether the data must be loaded again when it opens: at the
+ * start, and after events may have been missed. The page loads its data at once, so it shows it
+ * even where the stream never opens (a proxy that holds it back), and again once the stream is
+ * open: the sandbox subscribes a stream before it sends its first byte, so a change made while it
+ * opened is in that second load or comes as an event after it. (With the first load alone, a
+ * request made in between never reached the journal shown.)
  */
 let live: { close(): void } | undefined
 let lost = true
 
-function reloadScoped(): void {
-  void loadPets(0)
-  void loadJournal()
-  void loadScenarios()
-  void loadCheckpoints()
-  void loadHolds()
+function reloadScoped(): Promise<unknown> {
+  return Promise.allSettled([loadPets(0), loadJournal(), loadScenarios(), loadCheckpoints(), loadHolds()])
 }
 
 /** Sets a text only when it differs, so live regions do not repeat themselves. */
@@ -143,11 +140,9 @@ function choose(tenant: Tenant | undefined): void {
   scope.label = tenant?.label
   paintHue(byId('tenant-swatch'), tenant?.hue)
   if (!booted) return
-  // A key in Authorization scopes the stream to its own tenant: follow the one shown instead, and
-  // load its data once that stream is open.
-  if (adminKey() === undefined) {
-    reloadScoped()
-  } else {
+  void reloadScoped()
+  // A key in Authorization scopes the stream to its own tenant: follow the one shown instead.
+  if (adminKey() !== undefined) {
     lost = true
     connect()
   }
@@ -176,10 +171,16 @@ function forShownTenant(data: string): boolean {
 }
 
 function opened(): void {
-  text('connection', 'Live updates: on')
-  // The first load, or a catch-up on what happened while the stream was down.
-  if (lost) reloadScoped()
+  if (!lost) {
+    text('connection', 'Live updates: on')
+    return
+  }
   lost = false
+  // Caught up first (what happened while the stream opened, or was down): "on" then says the page
+  // shows the sandbox as it is, and follows it from here.
+  void reloadScoped().then(() => {
+    if (!lost) text('connection', 'Live updates: on')
+  })
 }
 
 function onEvent(type: string, data: string): void {
@@ -205,8 +206,6 @@ function connect(): void {
   live?.close()
   const retry = () => {
     text('connection', 'Live updates: off, retrying in 5 s')
-    // The data as it is now, without live updates until the stream opens (it loads again then).
-    reloadScoped()
     setTimeout(() => {
       if (live === handle) connect()
     }, 5000)
@@ -295,6 +294,7 @@ function setUpKeyForm(): void {
 function refresh(): void {
   void loadHealth()
   void loadTraffic()
+  void reloadScoped()
   lost = true
   connect()
 }
@@ -305,7 +305,7 @@ async function boot(): Promise<void> {
   setUpChart()
   setUpControls(
     () => {
-      reloadScoped()
+      void reloadScoped()
     },
     () => void loadPets(0),
   )
@@ -335,7 +335,7 @@ async function start(): Promise<void> {
   setUpData(pageKey === '' ? (adminKey() ?? '') : pageKey, root.dataset.apiBase ?? '/v1')
   await loadHealth()
   booted = true
-  // The data loads when the stream opens (opened), or without it when it cannot (retry).
+  void reloadScoped()
   connect()
   poll(loadHealth, 5000, false)
   poll(loadTraffic, 2000)
