@@ -554,7 +554,8 @@ describe('an upstream that drifts from the contract', () => {
       // A health answer asked before a switch and handled after it tells the state before it: it
       // must not tick the box back. The page's next health request is answered now (getPet
       // forwarded), held, and let go after the switch, marked by an uptime no other answer has;
-      // the ones after it wait until the box is looked at, so that answer is the last shown.
+      // the ones after it wait until the box is looked at, so that answer is the last shown. (The
+      // next request is the page's 5 s poll: up to 5 s of waiting, on no CPU.)
       let asked!: () => void
       let letGo!: () => void
       let looked!: () => void
