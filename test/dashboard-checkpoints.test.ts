@@ -252,7 +252,7 @@ describe.skipIf(!needs('chromium'))('checkpoints in the dashboard', () => {
       await name.fill('second')
       await name.press('Enter')
       held.release()
-      await expect.poll(() => form.getAttribute('aria-busy'), LIVE).toBe(null)
+      await saveHandled(page)
       expect(await page.locator('#checkpoint-save').getAttribute('aria-disabled')).toBe('false')
       expect(await name.inputValue()).toBe('second')
       expect((await listed(server)).map((checkpoint) => checkpoint.name)).toEqual(['first'])

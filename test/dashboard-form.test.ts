@@ -58,6 +58,13 @@ async function apiOutcome(server: RunningServer, body: string): Promise<Outcome>
   return { problems: answer.message }
 }
 
+/**
+ * Until the form has handled its create's answer (list reloaded, name cleared): aria-busy is set on
+ * submit, before the request leaves, so this cannot pass too early.
+ */
+const createHandled = (page: Page) =>
+  expect.poll(() => page.locator('#create-form').getAttribute('aria-busy'), LIVE).toBe(null)
+
 /** What the form did: the pet the sandbox holds since, or the problems it shows, in the API's order. */
 async function formOutcome(page: Page, server: RunningServer, row: Row): Promise<Outcome> {
   const before = await server.sandbox.pets.count()
@@ -71,9 +78,8 @@ async function formOutcome(page: Page, server: RunningServer, row: Row): Promise
   await expect
     .poll(async () => (await server.sandbox.pets.count()) > before || (await shown()).length > 0, LIVE)
     .toBe(true)
-  // Done with this value (list reloaded, name cleared) before the next row types into the form:
-  // aria-busy is set on submit, before the request leaves, so this cannot pass too early.
-  await expect.poll(() => page.locator('#create-form').getAttribute('aria-busy'), LIVE).toBe(null)
+  // Done with this value before the next row types into the form.
+  await createHandled(page)
   const problems = await shown()
   if (problems.length > 0) {
     // Refused by the form itself: nothing went to the API, and the problems sit under their fields.
@@ -131,7 +137,7 @@ describe.skipIf(!needs('chromium'))("the dashboard's create form follows the API
       await page.fill('#create-name', 'Second')
       await page.press('#create-name', 'Enter')
       held.release()
-      await expect.poll(() => page.locator('#create-form').getAttribute('aria-busy'), LIVE).toBe(null)
+      await createHandled(page)
       expect(await page.locator('#create-submit').getAttribute('aria-disabled')).toBe('false')
       expect(await page.inputValue('#create-name')).toBe('Second')
       expect(await server.sandbox.pets.count()).toBe(before + 1)
