@@ -36,7 +36,7 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       // Handlers are async for a uniform Operation type even when they only throw.
       '@typescript-eslint/require-await': 'off',
-      // Express tells error handlers apart by their four parameters, used or not.
+      // A parameter that a signature needs and the function does not read starts with _.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
