@@ -361,6 +361,30 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
         expect(await target.sandbox.snapshot()).toEqual(before)
       })
     })
+
+    it('names the first 100 problems of a state full of them, says there are more, and changes nothing', async () => {
+      await using(make, async (target) => {
+        const before = await target.sandbox.snapshot()
+        // 300,000 empty pets, three problems each: the check stops after the first 100.
+        const put = await target.send('PUT', '/__sandbox/state', {
+          headers: { 'Content-Type': 'application/json' },
+          body: `{"pets":[${Array(300_000).fill('{}').join(',')}],"nextId":1}`,
+        })
+        expect(put.status).toBe(400)
+        const body = (await put.json()) as { code: string; status: number; message: string }
+        expect(body).toMatchObject({ code: 'invalid_body', status: 400 })
+        const problems = body.message.replace(/^Invalid state: /, '').split('; ')
+        expect(problems).toHaveLength(101)
+        expect(problems.slice(0, 3)).toEqual([
+          'pets.0.id is required',
+          'pets.0.name is required',
+          'pets.0.categoryId is required',
+        ])
+        expect(problems[99]).toBe('pets.33.id is required')
+        expect(problems[100]).toBe('and more problems: the check stops at 100')
+        expect(await target.sandbox.snapshot()).toEqual(before)
+      })
+    })
   })
 
   describe('health', () => {
