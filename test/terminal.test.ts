@@ -120,6 +120,12 @@ describe('listening beyond loopback', () => {
     const page = await (await fetch(`${lan}/__sandbox/`)).text()
     expect(page).toContain('data-api-key=""')
     expect(page).not.toContain('team-secret-1')
+    // The API's reference page too: on this machine it shows the key, to another it asks for one.
+    expect(await (await fetch(`${local}/`)).text()).toContain('API key: <code>team-secret-1</code>')
+    const reference = await (await fetch(`${lan}/`)).text()
+    expect(reference).toContain('data-api-key=""')
+    expect(reference).toContain("The API wants one of the sandbox's API keys: enter it under Authorize.")
+    expect(reference).not.toContain('team-secret-1')
   })
 
   it('says nothing of the network on loopback, and warns about --allowed-host all', async () => {

@@ -28,7 +28,12 @@ const referencePage: AdminOperation = {
   hidden: true,
   errors: [],
   success: [{ status: 200, description: 'The page', mediaType: 'text/html' }],
-  run: ({ site }) => html(page({ assetsPath: DOCS_PATH, apiKey: site.defaultKey, document: '/openapi.json' })),
+  // Another machine gets the page without the key, as it gets the dashboard: the key opens the
+  // admin routes from there, so a page anyone on the network can fetch must not carry it.
+  run: ({ site, elsewhere }) =>
+    html(
+      page({ assetsPath: DOCS_PATH, apiKey: elsewhere ? '' : site.defaultKey, document: '/openapi.json', elsewhere }),
+    ),
 }
 
 /**
@@ -167,7 +172,7 @@ interface PageOptions {
   /** The key pre-filled under Authorize; none on the admin page. */
   readonly apiKey: string
   readonly document: string
-  /** The admin routes' page; `elsewhere`: opened from another machine, so their key is asked for. */
+  /** The admin routes' page; `elsewhere`: opened from another machine, so the key is asked for, never shown. */
   readonly admin?: boolean
   readonly elsewhere?: boolean
 }
@@ -177,7 +182,7 @@ function page({ assetsPath, apiKey, document, admin = false, elsewhere = false }
   const key = escapeHtml(apiKey)
   const line = admin
     ? `The sandbox's admin routes. ${elsewhere ? 'From another machine they want an API key: enter it under Authorize.' : 'From this machine they take no key.'} The Pet Store API itself: <a href="/">its reference</a>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.`
-    : `API key: <code>${key}</code> (pre-filled under Authorize). The sandbox's own routes (reset, scenarios, the journal): <a href="${ADMIN_PATH}/reference">their reference</a>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.`
+    : `${elsewhere ? "The API wants one of the sandbox's API keys: enter it under Authorize." : `API key: <code>${key}</code> (pre-filled under Authorize).`} The sandbox's own routes (reset, scenarios, the journal): <a href="${ADMIN_PATH}/reference">their reference</a>. See the data and the traffic live: <a href="${ADMIN_PATH}/">the dashboard</a>.`
   return `<!doctype html>
 <html lang="en">
 <head>
