@@ -179,6 +179,15 @@ describe('over HTTP, with the admin client', () => {
     expect(again).toMatchObject({ status: 404, code: 'hold_not_found' })
   })
 
+  it('counts the holds that exist in health, beside their budget', async () => {
+    expect((await client().health()).limits.holds).toEqual({ budget: 100, used: 0, unit: 'count' })
+    const first = await client().holds.add({ operation: 'listPets' })
+    await client().holds.add({ operation: 'createPet', times: 3 })
+    expect((await client().health()).limits.holds).toEqual({ budget: 100, used: 2, unit: 'count' })
+    await client().holds.release(first.id)
+    expect((await client().health()).limits.holds).toEqual({ budget: 100, used: 1, unit: 'count' })
+  })
+
   it('answers past the heldRequests budget with a JSON 503 at once, and counts it in health', async () => {
     const hold = await client().holds.add({ operation: 'listPets', times: 5 })
     const asked = [1, 2].map(() => fetch(`${server.apiUrl}/pets`, { headers: AUTH }))

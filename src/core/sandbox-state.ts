@@ -278,6 +278,7 @@ function createControls(config: SandboxConfig, parts: SandboxParts, hosting: Hos
         bodies: parts.bodies,
         forwarding: parts.forwarding,
         holding: () => parts.holds.holding(),
+        holds: () => parts.holds.count(),
         hostUsage: hosting.usage ?? (() => ({})),
         stateFile: hosting.stateFile ?? (() => null),
       }),

@@ -44,6 +44,8 @@ export interface HealthParts {
   readonly forwarding: ForwardingState
   /** Calls held now, beside the heldRequests budget. */
   readonly holding: () => number
+  /** Holds that exist now, beside the holds budget. */
+  readonly holds: () => number
   readonly hostUsage: HostUsage
   /** The host's state file; none in-process. */
   readonly stateFile: () => StateFileHealth | null
@@ -92,6 +94,7 @@ function usageOf(parts: HealthParts): SandboxHealth['limits'] {
     eventBacklogBytes: parts.events.largestBacklog(),
     upstreamRequests: parts.forwarding.exchanges.waiting,
     heldRequests: parts.holding(),
+    holds: parts.holds(),
     ...parts.hostUsage(),
   }
   return Object.fromEntries(

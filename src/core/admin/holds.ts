@@ -59,8 +59,10 @@ export interface HoldBook {
   releaseAll(scope?: string): void
   /** The stage of an API call: the first hold that catches it, or undefined; 503 past the budget. */
   take(operation: OperationId, scope: string | undefined, signal: () => AbortSignal | undefined): Caught | undefined
-  /** Calls held now, across the sandbox: what health shows beside the budget. */
+  /** Calls held now, across the sandbox: what health shows beside the heldRequests budget. */
   holding(): number
+  /** Holds that exist now, across keys: what health shows beside the holds budget. */
+  count(): number
 }
 
 /** Thrown when no hold has the id (or it is another key's): the admin route answers 404. */
@@ -166,6 +168,7 @@ export function createHoldBook(
       return caught
     },
     holding: () => count.held,
+    count: () => holds.size,
   }
 }
 
