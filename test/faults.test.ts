@@ -537,3 +537,45 @@ describe('close() in process with event streams open and a delayed request in fl
     }
   })
 })
+
+describe('a client that leaves during a delay', () => {
+  const create = { operation: 'createPet', method: 'POST' }
+  it.each<[string, { delay?: number }, Record<string, string>, boolean]>([
+    ['Prefer: delay', {}, { Prefer: 'delay=300' }, false],
+    ["a scenario's delayMs", {}, {}, true],
+    ['--delay', { delay: 300 }, {}, false],
+  ])('%s: the createPet it sent creates no pet, and the journal says 400', async (_, options, headers, scenario) => {
+    const server = await startServer({ port: 0, ...options })
+    try {
+      if (scenario) server.sandbox.scenarios.add({ operation: 'createPet', delayMs: 300 })
+      const before = await server.sandbox.pets.count()
+      const leaving = new AbortController()
+      const sent = fetch(`${server.apiUrl}/pets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', ...headers },
+        body: PET,
+        signal: leaving.signal,
+      }).catch((error: unknown) => error)
+      await vi.waitFor(() => {
+        expect(server.inFlight()).toBe(1)
+      }, PATIENCE)
+      leaving.abort()
+      expect(await sent).toBeInstanceOf(Error)
+      // Recorded once the delay is over, as a refusal answered to no one.
+      await vi.waitFor(() => {
+        expect(server.sandbox.requests.last()).toMatchObject({ ...create, status: 400 })
+      }, PATIENCE)
+      expect(await server.sandbox.pets.count()).toBe(before)
+      // The next createPet still gets the next id: the one that left took none.
+      const next = await fetch(`${server.apiUrl}/pets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', Prefer: 'delay=0' },
+        body: PET,
+      })
+      expect(next.status).toBe(201)
+      expect(await server.sandbox.pets.count()).toBe(before + 1)
+    } finally {
+      await server.close()
+    }
+  })
+})

@@ -192,7 +192,10 @@ async function answerLater(
       call.refusal = error
     }
   }
-  if (delay > 0) await context.simulation.delays.sleep(delay)
+  if (delay > 0) {
+    await context.simulation.delays.sleep(delay)
+    leftDuring(call, 'its delay')
+  }
   if (caught !== undefined) {
     const how = await caught.until
     call.heldMs = caught.heldMs()
@@ -234,7 +237,24 @@ function proceed(context: ApiContext, call: ApiCall): Step<CoreResponse> {
     // Read once per answer: switching recording off stops it for the answers still to come.
     return context.forwarding.record ? relayed.then((response) => keep(context, call, id, response)) : relayed
   }
-  return applied instanceof Promise ? applied.then(next) : next(applied)
+  // A delay (Prefer or a scenario) waited: a client gone meanwhile changes nothing, as a held one.
+  return applied instanceof Promise
+    ? applied.then((names) => {
+        if (leftDuring(call, 'its delay')) throw call.refusal
+        return next(names)
+      })
+    : next(applied)
+}
+
+/**
+ * After a wait: whether the client closed its connection meanwhile. Its call then becomes a
+ * refusal, recorded in the journal and answered to no one, and changes nothing (a createPet
+ * creates no pet). The signal is read only now, so a call that waits for nothing pays no listener.
+ */
+function leftDuring(call: ApiCall, wait: string): boolean {
+  if (call.request.signal?.aborted !== true) return false
+  call.refusal ??= new ApiError('bad_request', `The client closed the connection during ${wait}`)
+  return true
 }
 
 /** The operation over the tenant's data: its body parsed first when it reads one. */
