@@ -345,7 +345,8 @@ export async function forward(
   const rest = target.path.slice(context.basePath.length)
   const onward = target.query === '' ? rest : `${rest}?${target.query}`
   const sent = upstreamRequest(request, onward, body, upstream, limits)
-  // Gone during a delay or a scenario's wait: nothing is sent for no one.
+  // Gone while its unused body was read: nothing is sent for no one. (Gone during a delay or a
+  // scenario's wait, the call never gets here: api-call.ts's leftDuring refuses it first.)
   if (request.signal?.aborted === true) throw upstreamFailed(CALLED_OFF, operation.id, upstream.label, limits)
   // Held until the exchange ends, answered or not: each holds a socket and up to upstreamBodyBytes.
   const { exchanges } = context

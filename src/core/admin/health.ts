@@ -11,6 +11,7 @@ import { LIMIT_NAMES, LIMITS, type LimitName, type Limits } from '../limits.js'
 import type { CheckpointPool } from './checkpoints.js'
 import type { SandboxHealth } from './contract.js'
 import type { EventBus } from './events.js'
+import type { HoldBook } from './holds.js'
 import { forwardingOf, type ForwardingState } from './forwarding.js'
 import type { WritableJournal } from './journal.js'
 import type { WritableScenarioBook } from './scenarios.js'
@@ -42,10 +43,8 @@ export interface HealthParts {
   readonly checkpointBytes: CheckpointPool
   readonly bodies: BodySlots
   readonly forwarding: ForwardingState
-  /** Calls held now, beside the heldRequests budget. */
-  readonly holding: () => number
-  /** Holds that exist now, beside the holds budget. */
-  readonly holds: () => number
+  /** Calls held now (beside the heldRequests budget) and holds that exist (beside the holds budget). */
+  readonly holds: Pick<HoldBook, 'holding' | 'count'>
   readonly hostUsage: HostUsage
   /** The host's state file; none in-process. */
   readonly stateFile: () => StateFileHealth | null
@@ -93,8 +92,8 @@ function usageOf(parts: HealthParts): SandboxHealth['limits'] {
     eventStreams: parts.events.count(),
     eventBacklogBytes: parts.events.largestBacklog(),
     upstreamRequests: parts.forwarding.exchanges.waiting,
-    heldRequests: parts.holding(),
-    holds: parts.holds(),
+    heldRequests: parts.holds.holding(),
+    holds: parts.holds.count(),
     ...parts.hostUsage(),
   }
   return Object.fromEntries(
