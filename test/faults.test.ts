@@ -452,7 +452,9 @@ describe('SIGTERM with event streams open and delayed requests in flight', () =>
       for (const [index, reader] of readers.entries()) void reader.ended.then(() => order.push(`stream ${index} ended`))
       const delayed = ['fault-a', 'fault-b', 'fault-c'].map(async (key) => {
         const response = await fetch(`${url}/v1/pets?limit=1`, {
-          headers: { Authorization: `Bearer ${key}`, Prefer: 'delay=1000' },
+          // Long enough for the SIGTERM below to end the streams first on a loaded machine: at
+          // 1000 ms, one CI run under a busy npm test saw an answer come before a stream's end.
+          headers: { Authorization: `Bearer ${key}`, Prefer: 'delay=2500' },
         })
         order.push(`${key} answered`)
         return {
