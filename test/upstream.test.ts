@@ -490,6 +490,8 @@ describe('an upstream that drifts from the contract', () => {
     async () => {
       const browser = await sharedChromium()
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' })
+      // The page's own clock, running as the real one until the test moves it on (below).
+      await context.clock.install()
       const page = await context.newPage()
       await page.goto(`${b.url}/__sandbox/`)
 
@@ -554,8 +556,8 @@ describe('an upstream that drifts from the contract', () => {
       // A health answer asked before a switch and handled after it tells the state before it: it
       // must not tick the box back. The page's next health request is answered now (getPet
       // forwarded), held, and let go after the switch, marked by an uptime no other answer has;
-      // the ones after it wait until the box is looked at, so that answer is the last shown. (The
-      // next request is the page's 5 s poll: up to 5 s of waiting, on no CPU.)
+      // the ones after it wait until the box is looked at, so that answer is the last shown. The
+      // next request is the page's 5 s poll, which the page's clock brings on at once.
       let asked!: () => void
       let letGo!: () => void
       let looked!: () => void
@@ -578,6 +580,7 @@ describe('an upstream that drifts from the contract', () => {
       }
       await page.route('**/__sandbox/health', stale)
       try {
+        await page.clock.fastForward(5000)
         await held
         await getPet.uncheck()
         await expect
