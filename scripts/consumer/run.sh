@@ -32,18 +32,18 @@ node_dir() {
 }
 
 os=$(. /etc/os-release && echo "Linux ($PRETTY_NAME)")
-# name | Node major | msw range | command
+# name | Node major | msw range | command. A name of two joined by + is one job that runs both, in
+# turn, on one install (jest.sh says why that is the same tree): each is a row of the table, with
+# the job's result and time.
 jobs=(
   "node20-msw2|20|^2.12.0|node.sh types"
   "node22-msw2|22|^2.12.0|node.sh"
   "node22-msw3|22|^3.0.0|node.sh types"
   "node24-msw2|24|^2.12.0|node.sh"
   "node24-msw3|24|^3.0.0|node.sh"
-  "jest-esm-node20-msw2|20|^2.12.0|jest.sh esm"
-  "jest-esm-node24-msw3|24|^3.0.0|jest.sh esm"
+  "jest-esm-node20-msw2+jest-cjs-node20-blocked|20|^2.12.0|jest.sh esm commonjs-blocked"
+  "jest-esm-node24-msw3+jest-cjs-node24-msw3|24|^3.0.0|jest.sh esm commonjs"
   "jest-cjs-node24-msw2|24|^2.12.0|jest.sh commonjs"
-  "jest-cjs-node24-msw3|24|^3.0.0|jest.sh commonjs"
-  "jest-cjs-node20-blocked|20|^2.12.0|jest.sh commonjs-blocked"
   "jest-cjs-node22-blocked|22|^2.12.0|jest.sh commonjs-blocked"
   "browser-msw2|20|^2.12.0|browser.sh"
   "browser-msw3|24|^3.0.0|browser.sh"
@@ -56,17 +56,23 @@ jobs=(
 # every node job, 293 s (521 CPU-s) four at a time with them in two (node.sh says why), and 265
 # and 289 s (437 and 486 CPU-s, in CI) with bundler reading the project's code alone. Each job's
 # output is printed whole when it ends, with its time and its CPU time.
-# Each job installs for itself, even where two share a project and msw: npm picks versions by the
-# running Node's engines. examples/vitest with msw 2 installed on Node 20 and on Node 24 gave two
+# Each job installs for itself, even where two share a project and msw, unless it runs on the same
+# Node (the joined jobs above): npm picks versions by the running Node's engines. examples/vitest with msw 2 installed on Node 20 and on Node 24 gave two
 # lock files (@inquirer/* 2.0.10 and 2.1.0, mute-stream 3 and 4: the newer need Node 22.22+), so
 # an install shared between Node majors would test a tree no user of one of them gets. (Sharing
 # did save 69 of the jobs' 482 CPU-s.)
 parallel=${CONSUMER_PARALLEL:-4}
+# Whether a job was asked for: any of its rows named among the arguments.
+asked() {
+  local row
+  for row in ${1//+/ }; do [[ " ${*:2} " == *" $row "* ]] && return 0; done
+  return 1
+}
 selected=()
 declare -A majors=() # the Node majors the selected jobs need, each once
 for job in "${jobs[@]}"; do
   IFS='|' read -r name major _ _ <<<"$job"
-  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
+  if [ $# -gt 0 ] && ! asked "$name" "$@"; then continue; fi
   selected+=("$job")
   majors[$major]=1
 done
@@ -120,7 +126,9 @@ for job in "${selected[@]}"; do
   [ "$result" = pass ] || failed=1
   version=$("$(node_dir "$major")/node" --version)
   installed=$([ -f "$scratch/$name.msw" ] && cat "$scratch/$name.msw" || echo "-")
-  summary+=$'\n'"| $name | ${version#v} | $installed | $os | $result | $seconds |"
+  for row in ${name//+/ }; do
+    summary+=$'\n'"| $row | ${version#v} | $installed | $os | $result | $seconds |"
+  done
 done
 
 echo
