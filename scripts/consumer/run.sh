@@ -56,11 +56,12 @@ jobs=(
 # every node job, 293 s (521 CPU-s) four at a time with them in two (node.sh says why), and 265
 # and 289 s (437 and 486 CPU-s, in CI) with bundler reading the project's code alone. Each job's
 # output is printed whole when it ends, with its time and its CPU time.
-# Each job installs for itself, even where two share a project and msw, unless it runs on the same
-# Node (the joined jobs above): npm picks versions by the running Node's engines. examples/vitest with msw 2 installed on Node 20 and on Node 24 gave two
-# lock files (@inquirer/* 2.0.10 and 2.1.0, mute-stream 3 and 4: the newer need Node 22.22+), so
-# an install shared between Node majors would test a tree no user of one of them gets. (Sharing
-# did save 69 of the jobs' 482 CPU-s.)
+# Each job installs for itself, even where two share a project and msw, unless they run on the
+# same Node (the joined jobs above): npm picks versions by the running Node's engines.
+# examples/vitest with msw 2 installed on Node 20 and on Node 24 gave two lock files (@inquirer/*
+# 2.0.10 and 2.1.0, mute-stream 3 and 4: the newer need Node 22.22+), so an install shared between
+# Node majors would test a tree no user of one of them gets. (Sharing did save 69 of the jobs' 482
+# CPU-s.)
 parallel=${CONSUMER_PARALLEL:-4}
 # Whether a job was asked for: any of its rows named among the arguments.
 asked() {
