@@ -115,6 +115,18 @@ describe('tenants, traffic and events', () => {
       await checkedFetch(`${server.url}/__sandbox/pets?offset=32&tenant=${worker?.id ?? ''}`)
     ).json()) as Page
     expect(page.pets).toEqual([{ id: 33, name: 'Mine', categoryId: 2, created: true }])
+    // Given twice, even as the same handle, ?tenant= is refused as any repeated parameter is, and
+    // the reset changes nothing.
+    const twice = await fetch(`${server.url}/__sandbox/reset?tenant=${worker?.id ?? ''}&tenant=${worker?.id ?? ''}`, {
+      method: 'POST',
+    })
+    expect(twice.status).toBe(400)
+    expect(await twice.json()).toEqual({
+      code: 'invalid_parameter',
+      message: 'tenant must be given at most once, got 2 values',
+      status: 400,
+    })
+    expect(await server.sandbox.tenant('worker-secret-7').count()).toBe(33)
     expect((await fetch(`${server.url}/__sandbox/reset?tenant=${worker?.id ?? ''}`, { method: 'POST' })).status).toBe(
       204,
     )

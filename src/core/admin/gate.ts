@@ -15,6 +15,7 @@ import { clientAddress } from '../http/forwarded.js'
 import { header, type CoreRequest } from '../http/http.js'
 import { isLoopbackAddress } from '../http/local.js'
 import { ADMIN_PATH } from '../http/mounts.js'
+import { readQuery } from '../http/query.js'
 import type { Area, OperationSpec } from '../http/routes.js'
 import type { Target } from '../http/target.js'
 
@@ -84,11 +85,9 @@ function checkAdminKey(gate: AdminGate, authorization: string | undefined): void
   }
 }
 
-/** The `tenant` query parameter, by its exact name; undefined when absent. */
+/** The `tenant` query parameter, by its exact name, given at most once; undefined when absent. */
 function tenantParameter(target: Target): string | undefined {
-  if (target.query === '') return undefined
-  const params = new URLSearchParams(target.query)
-  return params.has('tenant') ? (params.get('tenant') ?? '') : undefined
+  return readQuery(target.query, ['tenant']).tenant
 }
 
 function keyOf(handle: string, keyOfHandle: (handle: string) => string | undefined): string {
