@@ -557,7 +557,8 @@ describe('an upstream that drifts from the contract', () => {
       // must not tick the box back. The page's next health request is answered now (getPet
       // forwarded), held, and let go after the switch, marked by an uptime no other answer has;
       // the ones after it wait until the box is looked at, so that answer is the last shown. The
-      // next request is the page's 5 s poll, which the page's clock brings on at once.
+      // page's clock moves on 5 s, so its health poll (or any health request due by then) comes at
+      // once, instead of up to 5 s later.
       let asked!: () => void
       let letGo!: () => void
       let looked!: () => void

@@ -11,10 +11,36 @@
 # packages at the same versions). Each mode's project must want nothing the first did not
 # install (checked below); otherwise it installs for itself. One install of jest and msw is
 # about 10 CPU-s here.
+# Each mode's own result goes to $CONSUMER_REPORT.MODE (pass or FAIL), for run.sh's row of it: one
+# mode failing does not stop the next, and the job fails when any did. A failed install fails
+# them all.
 source "$(dirname "$0")/lib.sh"
-[ $# -gt 0 ] || { echo 'usage: jest.sh esm|commonjs|commonjs-blocked [...]' >&2; exit 2; }
+usage='usage: jest.sh esm|commonjs|commonjs-blocked [...], each mode once'
+[ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
+[ "$(printf '%s\n' "$@" | sort | uniq -d)" = '' ] || { echo "$usage" >&2; exit 2; }
 echo "Node $(node --version), msw $msw_range, jest $*"
 
+# The test of one mode, in the project it set up.
+run_mode() {
+  local mode=$1
+  if [ "$mode" != commonjs-blocked ]; then
+    npm test
+    return
+  fi
+  if npm test >"$work/jest.log" 2>&1; then
+    echo "jest in a CommonJS project now passes on Node $(node --version): update the README's compatibility table" >&2
+    return 1
+  fi
+  if ! grep -q 'Must use import to load ES Module: .*/node_modules/rettime/' "$work/jest.log"; then
+    echo "jest in a CommonJS project failed for another reason than msw's ES modules:" >&2
+    cat "$work/jest.log" >&2
+    return 1
+  fi
+  echo "As documented, jest in a CommonJS project on Node $(node --version) stops at:"
+  grep -m1 'Must use import to load ES Module' "$work/jest.log"
+}
+
+failed=0
 installed_in= installed_example=
 for mode in "$@"; do
   echo "--- jest $mode"
@@ -36,19 +62,9 @@ for mode in "$@"; do
   echo "Installed msw $(installed_version msw), jest $(installed_version jest)"
   adapt_to_msw pets.test.js
 
-  if [ "$mode" != commonjs-blocked ]; then
-    npm test
-    continue
-  fi
-  if npm test >"$work/jest.log" 2>&1; then
-    echo "jest in a CommonJS project now passes on Node $(node --version): update the README's compatibility table" >&2
-    exit 1
-  fi
-  if ! grep -q 'Must use import to load ES Module: .*/node_modules/rettime/' "$work/jest.log"; then
-    echo "jest in a CommonJS project failed for another reason than msw's ES modules:" >&2
-    cat "$work/jest.log" >&2
-    exit 1
-  fi
-  echo "As documented, jest in a CommonJS project on Node $(node --version) stops at:"
-  grep -m1 'Must use import to load ES Module' "$work/jest.log"
+  result=pass
+  (run_mode "$mode") || { result=FAIL; failed=1; }
+  if [ -n "${CONSUMER_REPORT:-}" ]; then echo "$result" >"$CONSUMER_REPORT.$mode"; fi
+  echo "--- jest $mode: $result"
 done
+exit "$failed"

@@ -34,7 +34,7 @@ node_dir() {
 os=$(. /etc/os-release && echo "Linux ($PRETTY_NAME)")
 # name | Node major | msw range | command. A name of two joined by + is one job that runs both, in
 # turn, on one install (jest.sh says why that is the same tree): each is a row of the table, with
-# the job's result and time.
+# its own result (jest.sh writes one per mode, in the order of the names) and the job's time.
 jobs=(
   "node20-msw2|20|^2.12.0|node.sh types"
   "node22-msw2|22|^2.12.0|node.sh"
@@ -56,19 +56,25 @@ jobs=(
 # every node job, 293 s (521 CPU-s) four at a time with them in two (node.sh says why), and 265
 # and 289 s (437 and 486 CPU-s, in CI) with bundler reading the project's code alone. Each job's
 # output is printed whole when it ends, with its time and its CPU time.
-# Each job installs for itself, even where two share a project and msw, unless they run on the
-# same Node (the joined jobs above): npm picks versions by the running Node's engines.
+# Each job installs for itself, even where two share a project and msw; only the joined jobs above,
+# two projects on the same Node with the same msw, share one: npm picks versions by the running
+# Node's engines.
 # examples/vitest with msw 2 installed on Node 20 and on Node 24 gave two lock files (@inquirer/*
 # 2.0.10 and 2.1.0, mute-stream 3 and 4: the newer need Node 22.22+), so an install shared between
 # Node majors would test a tree no user of one of them gets. (Sharing did save 69 of the jobs' 482
 # CPU-s.)
 parallel=${CONSUMER_PARALLEL:-4}
-# Whether a job was asked for: any of its rows named among the arguments.
+# Whether a job was asked for: its name, or any of its rows, among the arguments.
 asked() {
   local row
-  for row in ${1//+/ }; do [[ " ${*:2} " == *" $row "* ]] && return 0; done
+  for row in "$1" ${1//+/ }; do [[ " ${*:2} " == *" $row "* ]] && return 0; done
   return 1
 }
+for argument in "$@"; do
+  known=
+  for job in "${jobs[@]}"; do asked "${job%%|*}" "$argument" && known=1; done
+  [ -n "$known" ] || { echo "run.sh: no job or row named $argument" >&2; exit 2; }
+done
 selected=()
 declare -A majors=() # the Node majors the selected jobs need, each once
 for job in "${jobs[@]}"; do
@@ -122,13 +128,22 @@ summary="| job | Node | msw | OS | result | seconds |
 | --- | --- | --- | --- | --- | --- |"
 failed=0
 for job in "${selected[@]}"; do
-  IFS='|' read -r name major _ _ <<<"$job"
+  IFS='|' read -r name major _ command <<<"$job"
   read -r result seconds <"$scratch/$name.result" || { result=FAIL; seconds=-; }
   [ "$result" = pass ] || failed=1
   version=$("$(node_dir "$major")/node" --version)
   installed=$([ -f "$scratch/$name.msw" ] && cat "$scratch/$name.msw" || echo "-")
+  read -r -a words <<<"$command"
+  index=1
   for row in ${name//+/ }; do
-    summary+=$'\n'"| $row | ${version#v} | $installed | $os | $result | $seconds |"
+    # A joined job's row: its own mode's result, when the job got as far as writing it.
+    own=$result
+    if [[ $name == *+* ]]; then
+      own=FAIL
+      [ -f "$scratch/$name.msw.${words[$index]}" ] && own=$(cat "$scratch/$name.msw.${words[$index]}")
+    fi
+    summary+=$'\n'"| $row | ${version#v} | $installed | $os | $own | $seconds |"
+    index=$((index + 1))
   done
 done
 
