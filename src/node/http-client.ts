@@ -26,6 +26,29 @@ export interface Exchange {
   readonly signal?: AbortSignal
 }
 
+/**
+ * An answer as received. Its text is decoded when a check asks: a list is checked from its bytes,
+ * and relayed as they are. A class whose prototype holds that getter, not an object literal with
+ * one of its own per exchange (what cost 0.12.5's listPets a third of its speed, issue 40).
+ */
+class ReceivedAnswer implements PlainAnswer {
+  private text: string | undefined = undefined
+  readonly repeated?: readonly string[]
+
+  constructor(
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>>,
+    repeated: readonly string[],
+    readonly bytes: Buffer,
+  ) {
+    if (repeated.length > 0) this.repeated = repeated
+  }
+
+  get body(): string {
+    return (this.text ??= this.bytes.toString('utf8'))
+  }
+}
+
 export type FailureKind = 'connect' | 'timeout' | 'too_large' | 'protocol' | 'aborted'
 
 export class ExchangeFailure extends Error {
@@ -90,19 +113,8 @@ export function exchange(sent: Exchange): Promise<PlainAnswer> {
         }
       })
       response.on('end', () => {
-        const bytes = body.whole()
-        let text: string | undefined
         const { headers, repeated } = flatten(response.rawHeaders)
-        finish(undefined, {
-          status: response.statusCode ?? 0,
-          headers,
-          ...(repeated.length > 0 && { repeated }),
-          // Decoded when a check asks: a list is checked from its bytes, and relayed as they are.
-          get body() {
-            return (text ??= bytes.toString('utf8'))
-          },
-          bytes,
-        })
+        finish(undefined, new ReceivedAnswer(response.statusCode ?? 0, headers, repeated, body.whole()))
       })
       response.on('aborted', () => {
         finish(new ExchangeFailure('protocol', 'the answer broke off before its end'))

@@ -12,13 +12,11 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_BASE_PATH } from '../core/http/base-url.js'
-import { SINGLE_HEADERS } from '../core/http/head.js'
 import {
   errorAnswer,
   header,
   isEventStream,
   type BodyRead,
-  type CoreRequest,
   type CoreResponse,
   type RequestHeaders,
 } from '../core/http/http.js'
@@ -28,6 +26,7 @@ import { createNotices, type Notices } from '../core/admin/notices.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../core/sandbox.js'
 import { answerUnparsable } from '../core/http/unparsable.js'
 import { createAssets } from './assets.js'
+import { headersOf, NodeRequest } from './request.js'
 import { packageVersion } from './package-files.js'
 import { coloured, hueStyle, plain, statusStyle, type Paint } from './terminal.js'
 import { createUpstream, type UpstreamOptions } from './upstream.js'
@@ -312,7 +311,7 @@ function createNodeServer(adapter: Adapter, connections: { open: number }): Serv
     request.on('error', ignore)
     const { headers, bytes } = headersOf(request.rawHeaders)
     // CONNECT is refused before anything could wait on it: its request needs no signal.
-    void adapter.sandbox.handle(coreRequest(request, undefined, headers, undefined, bytes)).then((answer) => {
+    void adapter.sandbox.handle(new NodeRequest(request, undefined, headers, bytes)).then((answer) => {
       writeRaw(socket, answer)
     })
   })
@@ -642,7 +641,7 @@ async function serve(
 ): Promise<void> {
   const { log, flight, sandbox, limits } = adapter
   const started = log === undefined ? 0 : performance.now()
-  const answer = await sandbox.handle(coreRequest(request, response, headers, (limit) => body.read(limit), bytes))
+  const answer = await sandbox.handle(new NodeRequest(request, response, headers, bytes, (limit) => body.read(limit)))
   if (body.gone) {
     response.destroy()
     // The client was too slow and got its 408 (clientError): the log says so, not that it left.
@@ -684,86 +683,6 @@ async function serve(
   const outcome = write(response, answer, last, { flight, lingerMs: limits.lingerMs })
   if (last && !request.complete) lingerOnClose(request.socket, limits.lingerMs)
   if (logged && outcome === 'cut') tell(false)
-}
-
-/**
- * The plain request the core reads. Its `signal` (the client going away), which the core reads
- * when it forwards a request or a hold catches it, is made on first read: the requests the
- * sandbox answers at once pay for no controller and no listener.
- */
-function coreRequest(
-  request: IncomingMessage,
-  response: ServerResponse | undefined,
-  headers: RequestHeaders,
-  readBody: CoreRequest['readBody'],
-  headerBytes: number,
-): CoreRequest {
-  let signal: AbortSignal | undefined
-  return {
-    method: request.method ?? 'GET',
-    target: request.url ?? '/',
-    headers,
-    headerBytes,
-    body: null,
-    ...(readBody !== undefined && { readBody }),
-    // Empty when the socket is gone already: the core then counts it as another machine's.
-    remoteAddress: request.socket.remoteAddress ?? '',
-    httpVersion: request.httpVersion,
-    get signal() {
-      return response === undefined ? undefined : (signal ??= clientGone(request, response))
-    },
-  }
-}
-
-/**
- * Aborted when the client's connection closes before the answer is written. The socket's 'close',
- * not the response's: a pipelined answer still queued behind another gets no 'close' of its own.
- * The listener goes with the answer, so a keep-alive connection does not gather one per request.
- */
-function clientGone(request: IncomingMessage, response: ServerResponse): AbortSignal {
-  const { socket } = request
-  if (socket.destroyed) return AbortSignal.abort()
-  const controller = new AbortController()
-  const gone = () => {
-    if (!response.writableFinished) controller.abort()
-  }
-  socket.once('close', gone)
-  response.once('close', () => {
-    socket.off('close', gone)
-    gone()
-  })
-  return controller.signal
-}
-
-const SINGLE: ReadonlySet<string> = new Set(SINGLE_HEADERS)
-
-/**
- * The headers as sent, by lower-case name (a header named `__proto__` is only data), and their size. Node keeps the first of a repeated Host, Content-Type or
- * Authorization and drops the rest; here those stay lists, so the core can refuse them. Other
- * repeats are joined with ", " as Node joins them.
- */
-function headersOf(raw: readonly string[]): { headers: RequestHeaders; bytes: number } {
-  // A plain object (fast to read), with __proto__ defined as data when someone sends it.
-  const headers: Record<string, string | string[]> = {}
-  // Their size as sent (name, ": ", value, CRLF), counted on the way: what the journal weighs.
-  let bytes = 0
-  for (let index = 0; index < raw.length; index += 2) {
-    const name = (raw[index] as string).toLowerCase()
-    const value = raw[index + 1] as string
-    bytes += name.length + value.length + 4
-    const known = Object.hasOwn(headers, name) ? headers[name] : undefined
-    if (name === '__proto__') {
-      Object.defineProperty(headers, name, {
-        value: known === undefined ? value : `${String(known)}, ${value}`,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      })
-    } else if (known === undefined) headers[name] = value
-    else if (SINGLE.has(name)) headers[name] = typeof known === 'string' ? [known, value] : [...known, value]
-    else headers[name] = `${known as string}${name === 'cookie' ? '; ' : ', '}${value}`
-  }
-  return { headers, bytes }
 }
 
 /**

@@ -30,7 +30,7 @@ export interface CoreRequest {
    * (Host, Origin, key, route, method, the body budget) has let the request through, so a
    * refused request is answered without its body being read. At most `maxBytes + 1` bytes.
    */
-  readonly readBody?: (maxBytes: number) => Promise<BodyRead>
+  readonly readBody?: ((maxBytes: number) => Promise<BodyRead>) | undefined
   /** The headers' size as sent, when the adapter counted it: what the journal weighs them at. */
   readonly headerBytes?: number
   /**
