@@ -1,9 +1,10 @@
-// npm run bench:compare [REF] [--head REF] [--rounds N] [--seconds S]: this build against REF
-// (by default the previous release: the newest commit whose package.json version differs from
-// HEAD's) and against bare node:http, in one sitting. Interleaved rounds of listPets, getPet and
+// npm run bench:compare [REF ...] [--head REF] [--rounds N] [--seconds S] [--json FILE]: this
+// build against each REF (by default the previous release: the newest commit whose package.json
+// version differs from HEAD's) and against bare node:http, in one sitting. Interleaved rounds of listPets, getPet and
 // createPet over HTTP with wrk (req/s and p99; servers pinned to core 0, wrk to core 1), and
 // in-process listPets through msw's setupServer. Prints head/REF and head/bare for each, and
-// exits 1 when a head/REF throughput ratio is under its threshold (2 on a usage error).
+// exits 1 when a head/REF throughput ratio is under its threshold, for any REF (2 on a usage
+// error). Several REFs put several releases side by side: `npm run bench:compare -- v1 v2`.
 //
 // Why a same-sitting comparison: bare node:http moves ±30% between rounds on a 2-core machine, so
 // a ratio to bare from another day proves nothing (0.10.0's 0.50 was read as noise, yet 0.10.0
@@ -36,7 +37,8 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 export const THRESHOLDS = { http: 0.88, inProcess: 0.88 }
 const DEFAULT_ROUNDS = 5
 const DEFAULT_SECONDS = 3
-const WARM_UP_SECONDS = 1
+// Not counted: a fresh server's first second runs before the JIT has settled (its req/s read low).
+const WARM_UP_SECONDS = 2
 const CONNECTIONS = 32
 const IN_PROCESS_REQUESTS = 2000
 const LISTENING = /listening on http:\/\/[^\s/]+:(\d+)\/v1/
@@ -59,25 +61,20 @@ function inProcessScript(tree) {
   return copy
 }
 
-const contenders = (head, ref) => [
-  {
-    name: 'head',
-    start: () => startServer([join(head.folder, 'bin/petstore-sandbox.js'), '--port', '0', '--quiet'], LISTENING),
-  },
-  {
-    name: 'ref',
-    start: () => startServer([join(ref.folder, 'bin/petstore-sandbox.js'), '--port', '0', '--quiet'], LISTENING),
-  },
-  { name: 'bare', start: () => startServer([here('./baseline-server.mjs'), '0'], LISTENING) },
-]
+/** A built tree's CLI, or the bare node:http reference, started fresh and pinned. */
+const starter = (tree) =>
+  tree.bare
+    ? () => startServer([here('./baseline-server.mjs'), '0'], LISTENING)
+    : () => startServer([join(tree.folder, 'bin/petstore-sandbox.js'), '--port', '0', '--quiet'], LISTENING)
 
 /** Every round: each contender started fresh, in an order that turns each round, all three operations. */
 async function httpRounds(list, rounds, seconds) {
   const samples = {}
   for (let round = 0; round < rounds; round++) {
     const order = list.map((_, index) => list[(index + round) % list.length])
-    for (const { name, start } of order) {
-      const server = await start()
+    for (const tree of order) {
+      const { name } = tree
+      const server = await starter(tree)()
       try {
         const origin = await server.origin
         for (const [operation, { path, ...options }] of Object.entries(OPERATIONS)) {
@@ -115,67 +112,103 @@ async function inProcessRounds(trees, rounds) {
 
 const perRound = (a, b, pick) => median(a.map((sample, index) => pick(sample, b[index])))
 
-function verdicts(http, inProcess) {
+/**
+ * One row per measure: each contender's median, and head over each other contender, the median
+ * of each round's ratio (a round's contenders shared its moment of the machine). Throughput rows
+ * carry the gate's threshold, which each head/REF ratio must reach.
+ */
+function verdicts(http, inProcess, refs) {
   const rows = []
-  for (const [operation, by] of Object.entries(http)) {
-    rows.push({
-      measure: `${operation} req/s`,
-      head: median(by.head.map((s) => s.rps)),
-      ref: median(by.ref.map((s) => s.rps)),
-      bare: median(by.bare.map((s) => s.rps)),
-      headRef: perRound(by.head, by.ref, (h, r) => h.rps / r.rps),
-      headBare: perRound(by.head, by.bare, (h, b) => h.rps / b.rps),
-      threshold: THRESHOLDS.http,
-    })
-    rows.push({
-      measure: `${operation} p99 ms`,
-      head: median(by.head.map((s) => s.p99)),
-      ref: median(by.ref.map((s) => s.p99)),
-      bare: median(by.bare.map((s) => s.p99)),
-      headRef: perRound(by.head, by.ref, (h, r) => h.p99 / r.p99),
-      headBare: perRound(by.head, by.bare, (h, b) => h.p99 / b.p99),
-    })
-  }
-  // In-process, as throughput (requests per µs): head/ref above 1 is faster; head/bare is the
-  // trivial msw handler's time over the sandbox's, the same way round.
-  rows.push({
-    measure: 'in-process listPets µs',
-    head: median(inProcess.head.map((s) => s.sandbox)),
-    ref: median(inProcess.ref.map((s) => s.sandbox)),
-    bare: median(inProcess.head.map((s) => s.floor)),
-    headRef: perRound(inProcess.head, inProcess.ref, (h, r) => r.sandbox / h.sandbox),
-    headBare: median(inProcess.head.map((s) => s.floor / s.sandbox)),
-    threshold: THRESHOLDS.inProcess,
+  const row = (measure, by, value, ratio, threshold) => ({
+    measure,
+    values: Object.fromEntries(Object.entries(by).map(([name, samples]) => [name, median(samples.map(value))])),
+    ratios: Object.fromEntries(
+      Object.keys(by)
+        .filter((name) => name !== 'head')
+        .map((name) => [name, perRound(by.head, by[name], ratio)]),
+    ),
+    gated: threshold === undefined ? [] : refs,
+    threshold,
   })
+  for (const [operation, by] of Object.entries(http)) {
+    rows.push(
+      row(
+        `${operation} req/s`,
+        by,
+        (s) => s.rps,
+        (h, o) => h.rps / o.rps,
+        THRESHOLDS.http,
+      ),
+    )
+    rows.push(
+      row(
+        `${operation} p99 ms`,
+        by,
+        (s) => s.p99,
+        (h, o) => h.p99 / o.p99,
+      ),
+    )
+  }
+  // In-process, as throughput: head/REF above 1 is faster. "bare" here is a trivial msw handler in
+  // the head's own child, timed beside it.
+  const byTree = { ...inProcess, bare: inProcess.head.map((s) => ({ sandbox: s.floor })) }
+  rows.push(
+    row(
+      'in-process listPets µs',
+      byTree,
+      (s) => s.sandbox,
+      (h, o) => o.sandbox / h.sandbox,
+      THRESHOLDS.inProcess,
+    ),
+  )
   return rows
 }
 
+/** The gated ratios under their threshold, as "measure at ratio of REF". */
+const regressions = (rows, trees) =>
+  rows.flatMap((row) =>
+    row.gated
+      .filter((name) => !(row.ratios[name] >= row.threshold))
+      .map((name) => `${row.measure} at ${fixed(row.ratios[name], 2)} of ${trees[name].label}`),
+  )
+
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a')
 
-function render(rows, { head, ref, rounds, seconds, load }) {
+function render(rows, { trees, refs, rounds, seconds, load }) {
+  const names = ['head', ...refs, 'bare']
+  const describe = (name) => {
+    const tree = trees[name]
+    if (name === 'bare') return 'bare: node:http (bench/baseline-server.mjs); in-process, a trivial msw handler'
+    const where = tree.folder === root ? ', this checkout' : ''
+    return `${name}: ${tree.label} (${tree.sha.slice(0, 7)}, ${versionAt(root, tree.sha)}${where})`
+  }
   const lines = [
     `bench:compare, ${new Date().toISOString()}, Node ${process.version}, ${rounds} rounds of ${seconds} s (wrk -t1 -c${CONNECTIONS}), load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
-    `head: ${head.label} (${head.sha.slice(0, 7)}${head.folder === root ? ', this checkout' : ''}); ref: ${ref.label} (${ref.sha.slice(0, 7)}, ${versionAt(root, ref.sha)}); bare: node:http (bench/baseline-server.mjs), in-process: a trivial msw handler`,
+    ...names.map(describe),
     '',
-    '| measure | head | ref | bare | head/ref | head/bare | gate |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| measure | ${names.join(' | ')} | ${names
+      .slice(1)
+      .map((name) => `head/${name}`)
+      .join(' | ')} | gate |`,
+    `|${' --- |'.repeat(names.length * 2 + 1)}`,
   ]
   for (const row of rows) {
     const digits = row.measure.endsWith('req/s') ? 0 : 2
+    const failed = row.gated.filter((name) => !(row.ratios[name] >= row.threshold))
     const gate =
       row.threshold === undefined
         ? ''
-        : row.headRef >= row.threshold
+        : failed.length === 0
           ? `pass (>= ${row.threshold})`
           : `FAIL (< ${row.threshold})`
-    lines.push(
-      `| ${row.measure} | ${fixed(row.head, digits)} | ${fixed(row.ref, digits)} | ${fixed(row.bare, digits)} | ${fixed(row.headRef, 2)} | ${fixed(row.headBare, 2)} | ${gate} |`,
-    )
+    const values = names.map((name) => fixed(row.values[name], digits))
+    const ratios = names.slice(1).map((name) => fixed(row.ratios[name], 2))
+    lines.push(`| ${row.measure} | ${values.join(' | ')} | ${ratios.join(' | ')} | ${gate} |`)
   }
   return lines.join('\n')
 }
 
-const USAGE = 'usage: npm run bench:compare -- [REF] [--head REF] [--rounds N] [--seconds S] [--json FILE]'
+const USAGE = 'usage: npm run bench:compare -- [REF ...] [--head REF] [--rounds N] [--seconds S] [--json FILE]'
 
 /** The command line, or a UsageError saying what is wrong with it. */
 function options() {
@@ -202,37 +235,46 @@ function options() {
   if (!Number.isInteger(seconds) || seconds < 1) {
     throw new UsageError(`--seconds must be a whole number of at least 1, got ${values.seconds}\n${USAGE}`)
   }
-  if (positionals.length > 1) throw new UsageError(`one REF at most, got ${positionals.join(' ')}\n${USAGE}`)
+  if (new Set(positionals).size !== positionals.length) {
+    throw new UsageError(`each REF once, got ${positionals.join(' ')}\n${USAGE}`)
+  }
   // Resolved now, before anything is built: a ref git does not know is a usage error.
-  const refCommit =
-    positionals[0] === undefined
-      ? previousRelease(root)
-      : git(root, 'rev-parse', '--verify', `${positionals[0]}^{commit}`)
-  if (values.head !== undefined) git(root, 'rev-parse', '--verify', `${values.head}^{commit}`)
-  return { rounds, seconds, refCommit, refGiven: positionals[0], head: values.head, json: values.json }
+  for (const ref of [...positionals, ...(values.head === undefined ? [] : [values.head])]) {
+    git(root, 'rev-parse', '--verify', `${ref}^{commit}`)
+  }
+  const refs = positionals.length > 0 ? positionals : [previousRelease(root)]
+  return { rounds, seconds, refs, named: positionals.length > 0, head: values.head, json: values.json }
 }
 
 async function main() {
-  const { rounds, seconds, refCommit, refGiven, head: headGiven, json } = options()
+  const { rounds, seconds, refs, named, head, json } = options()
   requireWrk()
-  const ref = { ...buildCommit(root, refGiven ?? refCommit), name: 'ref' }
-  if (refGiven === undefined) ref.label = `the previous release, ${versionAt(root, ref.sha)}`
-  const head = { ...(headGiven === undefined ? workingTree(root) : buildCommit(root, headGiven)), name: 'head' }
+  // Each contender by the name its column gets: head, each REF as given, bare.
+  const trees = { head: head === undefined ? workingTree(root) : buildCommit(root, head) }
+  const names = refs.map((ref) => (named ? ref : 'previous'))
+  refs.forEach((ref, index) => {
+    trees[names[index]] = buildCommit(root, ref)
+  })
+  if (!named) trees.previous.label = `the previous release, ${versionAt(root, trees.previous.sha)}`
+  trees.bare = { label: 'bare node:http', bare: true }
+  const list = Object.entries(trees).map(([name, tree]) => ({ ...tree, name }))
   const loadBefore = loadavg()[0]
-  const http = await httpRounds(contenders(head, ref), rounds, seconds)
-  const inProcess = await inProcessRounds([head, ref], rounds)
-  const rows = verdicts(http, inProcess)
-  const report = render(rows, { head, ref, rounds, seconds, load: [loadBefore, loadavg()[0]] })
+  const http = await httpRounds(list, rounds, seconds)
+  const inProcess = await inProcessRounds(
+    list.filter((tree) => !tree.bare),
+    rounds,
+  )
+  const rows = verdicts(http, inProcess, names)
+  const report = render(rows, { trees, refs: names, rounds, seconds, load: [loadBefore, loadavg()[0]] })
   console.log(`\n${report}\n`)
-  if (json !== undefined) writeFileSync(json, `${JSON.stringify({ rows, http, inProcess }, null, 2)}\n`)
-  const failed = rows.filter((row) => row.threshold !== undefined && !(row.headRef >= row.threshold))
+  if (json !== undefined) writeFileSync(json, `${JSON.stringify({ trees, rows, http, inProcess }, null, 2)}\n`)
+  const failed = regressions(rows, trees)
+  const against = names.map((name) => trees[name].label).join(' and ')
   if (failed.length > 0) {
-    console.log(
-      `bench:compare: a regression against ${ref.label}: ${failed.map((row) => `${row.measure} at ${fixed(row.headRef, 2)} of ${ref.label}`).join('; ')}`,
-    )
+    console.log(`bench:compare: a regression against ${against}: ${failed.join('; ')}`)
     process.exitCode = 1
   } else {
-    console.log(`bench:compare: no throughput fell under its threshold against ${ref.label}`)
+    console.log(`bench:compare: no throughput fell under its threshold against ${against}`)
   }
 }
 

@@ -62,7 +62,7 @@ describe('bench:compare', () => {
     [['--rounds', '0'], /--rounds must be a whole number of at least 1, got 0/],
     [['--seconds', 'two'], /--seconds must be a whole number of at least 1, got two/],
     [['--fast'], /Unknown option '--fast'/],
-    [['a', 'b'], /one REF at most, got a b/],
+    [['HEAD', 'HEAD'], /each REF once, got HEAD HEAD/],
     [['no-such-ref-anywhere'], /no-such-ref-anywhere/],
     [['HEAD', '--head', 'no-such-head'], /no-such-head/],
   ])('refuses %j with exit 2 and the usage, building nothing', (args, message) => {
