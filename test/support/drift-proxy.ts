@@ -36,7 +36,9 @@ export async function startDriftProxy(origin: string, drift: Drift): Promise<Dri
         timeoutMs: 10_000,
         maxBytes: 1024 * 1024,
       }).then(
-        (answer) => {
+        (received) => {
+          // A plain copy the drift may spread: the exchange's answer decodes its text on first read.
+          const answer: PlainAnswer = { status: received.status, headers: received.headers, body: received.body }
           const changed = drift.answer?.(answer, request.method ?? 'GET', request.url ?? '/') ?? answer
           const headers = { ...changed.headers }
           delete headers['content-length']
