@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CI's rehearsal of a machine with Node and npm only: in a mount namespace of its own (root, from
-# util-linux's unshare), Chromium, HAProxy, Caddy and script are made unable to run (/dev/null
-# bound over each, so the file is there but cannot execute, as `existsSync` would not notice),
-# and the test files that need them run:
+# util-linux's unshare), Chromium, HAProxy, Caddy, script and unshare are made unable to run
+# (/dev/null bound over each, so the file is there but cannot execute, as `existsSync` would not
+# notice), and the test files that need them run:
 #   - without CI, they pass (exit 0), skipped, and the run ends with the notice naming each
 #     program, the files that need it and how to install it;
 #   - with CI=true, the run fails at once with the same notice.
@@ -15,7 +15,7 @@ if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
   exit 1
 fi
 
-FILES=(test/reference-page.test.ts test/haproxy.test.ts test/proxy.test.ts test/terminal.test.ts test/upstream.test.ts)
+FILES=(test/reference-page.test.ts test/haproxy.test.ts test/proxy.test.ts test/terminal.test.ts test/upstream.test.ts test/state-lock.test.ts)
 # Every Chromium the tests would take (test/support/programs.ts): CHROMIUM_PATH, else Debian's
 # headless shell and its full chromium, each where installed.
 if [ -n "${CHROMIUM_PATH:-}" ]; then
@@ -24,7 +24,7 @@ else
   CHROMIUMS=()
   for path in /usr/bin/chromium-headless-shell /usr/bin/chromium; do [ -e "$path" ] && CHROMIUMS+=("$path"); done
 fi
-PROGRAMS=("${CHROMIUMS[@]}" "$(command -v haproxy)" "$(command -v caddy)" "$(command -v script)")
+PROGRAMS=("${CHROMIUMS[@]}" "$(command -v haproxy)" "$(command -v caddy)" "$(command -v script)" "$(command -v unshare)")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -45,7 +45,7 @@ if [ "$status" != 0 ]; then
   echo "rehearse-missing-programs: without the programs, npm test's files exited $status, not 0" >&2
   exit 1
 fi
-for expected in 'Skipped: tests that need a program that does not run here' 'Chromium (' 'HAProxy:' 'Caddy:' "util-linux's script:" 'apt-get install -y chromium'; do
+for expected in 'Skipped: tests that need a program that does not run here' 'Chromium (' 'HAProxy:' 'Caddy:' "util-linux's script:" "util-linux's unshare with PID namespaces:" 'apt-get install -y chromium'; do
   if ! grep -qF "$expected" "$out/local.log"; then
     cat "$out/local.log"
     echo "rehearse-missing-programs: the notice does not say \"$expected\"" >&2
@@ -53,7 +53,7 @@ for expected in 'Skipped: tests that need a program that does not run here' 'Chr
   fi
 done
 skipped=$(grep -oE '[0-9]+ skipped' "$out/local.log" | tail -1)
-echo "Without Chromium, HAProxy, Caddy and script: exit 0, ${skipped:-none skipped}, and the notice:"
+echo "Without Chromium, HAProxy, Caddy, script and unshare: exit 0, ${skipped:-none skipped}, and the notice:"
 sed -n '/^Skipped: tests that need a program/,/^$/p' "$out/local.log"
 
 status=0

@@ -2,9 +2,12 @@
  * An API request, as one call object passed through its phases in order:
  *
  *   identify:  authenticate (401) -> route (404, 405; a forwarded path parameter that climbs, 400)
- *              -> hold the key's tenant (503 past the tenants cap)
- *   read:      the body, within its cap (413, 415), when no refusal came first
- *   wait:      --delay, refusals included; then a hold (admin/holds.ts) until a test releases it
+ *              -> the body's head (413 from Content-Length, 415 from Content-Type or
+ *              Content-Encoding) -> hold the key's tenant (503 past the tenants cap)
+ *   hold:      a hold (admin/holds.ts) catches the call, unless a refusal came first
+ *   read:      the body, within its cap (a chunked one past it, 413), when no refusal came first;
+ *              a held call's body is judged now (400, 413), and a refused one leaves its hold
+ *   wait:      --delay, refusals included; then the hold until a test releases it
  *   simulate:  scenarios, Prefer and the failure rate (admin/scenarios.ts)
  *   answer:    forward to the upstream (upstream.ts), or execute the operation over the tenant's data
  *   keep:      with --record, the pets a forwarded answer carries, into the key's data (api/record.ts)
@@ -29,7 +32,16 @@ import type { Caught, HoldBook } from './admin/holds.js'
 import type { Recorder } from './admin/recording.js'
 import { NONE_APPLIED, simulate, simulatedFailure, type Simulation } from './admin/scenarios.js'
 import type { Tenants } from './admin/tenants.js'
-import { checkUnusedBody, jsonBodyOf, NO_SLOT, takeBody, type BodySlots } from './http/body.js'
+import {
+  capOf,
+  checkBodyHead,
+  checkUnusedBody,
+  checkWithinCap,
+  jsonBodyOf,
+  NO_SLOT,
+  takeBody,
+  type BodySlots,
+} from './http/body.js'
 import { ApiError } from './http/errors.js'
 import { failureAnswer, header, JSON_HEADERS, type BodyRead, type CoreRequest, type CoreResponse } from './http/http.js'
 import { allowedMethods, operationFor, type Match, type RouteTable } from './http/routes.js'
@@ -37,7 +49,8 @@ import type { Target } from './http/target.js'
 import type { Limits } from './limits.js'
 import { climbingParameter, forward, type ForwardContext, type ForwardRecord } from './upstream.js'
 import { NO_VIOLATIONS } from './api/answer-check.js'
-import { keepPets, petsOf, type Kept } from './api/record.js'
+import type { Kept } from './api/record.js'
+import { keep } from './keep.js'
 import { methodNotAllowed } from './http/answers.js'
 
 /** What every API call of one sandbox shares. */
@@ -86,6 +99,8 @@ interface ApiCall extends ForwardRecord {
   heldMs: number | undefined
   /** With --record, what a forwarded answer left in the data. */
   kept: Kept | undefined
+  /** The JSON body, when it was parsed before a hold's wait (a held call's body is judged first). */
+  parsed: { readonly value: unknown } | undefined
 }
 
 type Step<T> = T | Promise<T>
@@ -122,6 +137,7 @@ function identify(context: ApiContext, request: CoreRequest, target: Target): Ap
     applied: NONE_APPLIED,
     heldMs: undefined,
     kept: undefined,
+    parsed: undefined,
     seen: { body: null, bytes: 0 },
     sent: false,
     violations: undefined,
@@ -142,6 +158,9 @@ function identify(context: ApiContext, request: CoreRequest, target: Target): Ap
       const climbing = climbingParameter(match.params)
       if (climbing !== undefined) throw climbing
     }
+    // What the head says of the body (413, 415) is a refusal like the others: before a hold
+    // catches the call, before a tenant is held, before a byte is read.
+    checkBodyHead(request, operation, context.limits, !call.forward)
     // A forwarded call reads and writes the upstream's data: it holds no tenant.
     if (operation.petData === true && !call.forward && call.key !== undefined) {
       call.store = context.tenants.acquire(call.key)
@@ -192,13 +211,14 @@ async function answerLater(
       call.refusal = error
     }
   }
+  const holding = caught === undefined ? undefined : await judgedBeforeHold(context, call, caught)
   if (delay > 0) {
     await context.simulation.delays.sleep(delay)
     leftDuring(call, 'its delay')
   }
-  if (caught !== undefined) {
-    const how = await caught.until
-    call.heldMs = caught.heldMs()
+  if (holding !== undefined) {
+    const how = await holding.until
+    call.heldMs = holding.heldMs()
     if ('gone' in how) {
       // No one reads this answer: it is the journal's record of a request its client gave up on.
       call.refusal ??= new ApiError('bad_request', 'The client closed the connection while its request was held')
@@ -207,6 +227,33 @@ async function answerLater(
     }
   }
   return settle(context, call, attempt(context, call))
+}
+
+/**
+ * A held call's body is judged before it waits (a chunked body past its cap, 413; one that is not
+ * JSON, or not what the operation takes, 400): a call found refused is let go at once and its
+ * hold reads as if it had never caught it. Answers the hold that still keeps the call, or undefined.
+ */
+async function judgedBeforeHold(context: ApiContext, call: ApiCall, caught: Caught): Promise<Caught | undefined> {
+  const { operation } = call
+  if (call.refusal === undefined && operation?.body !== undefined) {
+    try {
+      if (call.forward) {
+        // The upstream judges what it is sent; the sandbox, only its size.
+        if (call.read !== undefined) checkWithinCap(call.read, capOf(operation, context.limits))
+      } else {
+        const spec = { ...operation, body: operation.body }
+        const value = await jsonBodyOf(call.request, call.read, spec, context.limits, call.seen)
+        operation.body.check?.(value)
+        call.parsed = { value }
+      }
+    } catch (error) {
+      call.refusal = error
+    }
+  }
+  if (call.refusal === undefined) return caught
+  caught.uncatch()
+  return undefined
 }
 
 /** The refusal, or simulate -> forward or execute; a thrown failure becomes its answer. */
@@ -272,41 +319,10 @@ function execute(context: ApiContext, call: ApiCall, operation: ApiOperation): S
     const unused = checkUnusedBody(request, context.limits)
     return unused === undefined ? operation.run(exchange) : unused.then(() => operation.run(exchange))
   }
+  if (call.parsed !== undefined) return operation.run({ ...exchange, body: call.parsed.value })
   return jsonBodyOf(request, call.read, { ...operation, body: operation.body }, context.limits, call.seen).then(
     (body) => operation.run({ ...exchange, body }),
   )
-}
-
-/**
- * The keep stage (--record): the pets a forwarded success carries, into the data of the key the
- * call came with; a call with no accepted key records nothing. The answer goes out as it came.
- */
-function keep(context: ApiContext, call: ApiCall, operation: OperationId, response: CoreResponse): CoreResponse {
-  const body = response.body
-  const candidates =
-    typeof body === 'string' || body instanceof Uint8Array || body === null
-      ? petsOf(operation, response.status, body)
-      : undefined
-  if (candidates === undefined) return response
-  const { key } = call
-  if (key === undefined) {
-    call.kept = {
-      pets: 0,
-      changed: 0,
-      refused: ['nothing recorded: the call came with no key the sandbox accepts, so it has no data to record into'],
-    }
-    return response
-  }
-  try {
-    const store = context.tenants.storeFor(context.tenants.of(key).owner)
-    call.kept = keepPets(store, candidates, context.limits.contractProblems)
-  } catch (error) {
-    // Past the tenants cap with every tenant busy: the answer still goes out, unrecorded.
-    if (!(error instanceof ApiError)) throw error
-    call.kept = { pets: 0, changed: 0, refused: [`nothing recorded: ${error.message}`] }
-  }
-  context.forwarding.recorded.pets += call.kept.changed
-  return response
 }
 
 /** Waits for an answer that was not ready at once, then records it. */

@@ -8,9 +8,9 @@
  *              the admin routes under /__sandbox, or the site
  *   preflight  (server) OPTIONS: 204 from the route table, or 403 for the Origin http/cors.ts
  *   ready      the seed loaded (a generated one loads faker first)
- *   call       API:   key 401 -> 404 -> 405 -> tenant 503 -> body 413/415 -> delay -> scenarios,
- *                     Prefer, failure rate -> forward (502/503/504) or the operation
- *                     -> record                                                    api-call.ts
+ *   call       API:   key 401 -> 404 -> 405 -> body head 413/415 -> tenant 503 -> hold -> body
+ *                     400/413 -> delay -> the hold's wait -> scenarios, Prefer, failure rate
+ *                     -> forward (502/503/504) or the operation -> record          api-call.ts
  *              admin and site: Origin 403 -> 404 -> 405 -> key 401 -> body -> the control
  *                                                                                  admin-call.ts
  *   complete   nosniff, HEAD without a stream, the polling mark, (server) CORS     http/complete.ts

@@ -300,6 +300,17 @@ export const LIMITS = {
     beyond: 'later changes go into the next save',
     serverOnly: true,
   },
+  stateLockStaleMs: {
+    // A restarted container's process has a new PID namespace, where a pid says nothing: it
+    // judges the lock by the mtime its holder touches every quarter of this (node/state-lock.ts).
+    value: 4_000,
+    unit: 'ms',
+    min: 100,
+    max: 600_000,
+    what: "`--state-file`: how long a lock from another PID namespace (another container's) may go untouched before it is taken over; its holder touches it every quarter of this",
+    beyond: 'the lock is taken over: its holder is gone',
+    serverOnly: true,
+  },
   noticeWindowMs: {
     value: 10_000,
     unit: 'ms',

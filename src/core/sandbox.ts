@@ -35,7 +35,8 @@ import type { Limits } from './limits.js'
 import { checkSandboxOptions } from './options.js'
 import { createPersistence, type Persistence } from './persistence.js'
 import type { Hosting, SandboxOptions } from './sandbox-options.js'
-import { buildReady, configure, createParts, type CallSetup, type Ready } from './sandbox-state.js'
+import { buildReady, configure, createParts, type CallSetup, type Ready, type SandboxConfig } from './sandbox-state.js'
+import type { Authenticate } from './api/auth.js'
 
 export type { Hosting, Persistence, SandboxOptions }
 
@@ -186,7 +187,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     },
     report: setup.report,
   })
-  return facade(config.apiKeys, config.defaultKey, config.isolated, limits, parts, seeded, handle)
+  return facade(config, limits, parts, seeded, handle)
 }
 
 /**
@@ -210,14 +211,13 @@ function loadSeed(
 
 /** The sandbox's methods, each a thin call into its controls. */
 function facade(
-  apiKeys: readonly string[],
-  defaultKey: string,
-  isolated: boolean,
+  config: Pick<SandboxConfig, 'apiKeys' | 'defaultKey' | 'isolated' | 'authenticate'>,
   limits: Limits,
   parts: ReturnType<typeof createParts>,
   seeded: ReturnType<typeof loadSeed>,
   handle: (request: CoreRequest) => Promise<CoreResponse>,
 ): SandboxCore {
+  const { apiKeys, defaultKey, isolated, authenticate } = config
   const controls = async () => (await seeded.later()).controls
   const tenants = async () => (await seeded.later()).tenants
   // Holds need no seed: the same controls as the routes', over the tenants' one rule for a key's scope.
@@ -254,6 +254,7 @@ function facade(
     },
     hold(operation, options = {}) {
       const { key, ...rest } = options
+      checkHoldKey(key, isolated, authenticate)
       const added = guardHold(() => holds.add(key, { operation, ...rest }))
       return {
         id: added.id,
@@ -304,6 +305,37 @@ export class CheckpointError extends Error {
 }
 
 /** Runs a hold control, turning its ApiError (a wrong option, a hold released already) into a HoldError. */
+/**
+ * A hold's key is one a call could come with: a non-empty string the sandbox accepts as a key.
+ * Any other would catch no call, yet take a place in the holds budget.
+ */
+function checkHoldKey(key: unknown, isolated: boolean, authenticate: Authenticate): void {
+  if (key === undefined) return
+  if (typeof key !== 'string' || key === '') {
+    const got =
+      typeof key === 'string' ? 'an empty string' : key === null ? 'null' : `${typeof key} ${describeValue(key)}`
+    throw new HoldError(`hold.key must be a non-empty string, an API key the sandbox accepts; got ${got}`)
+  }
+  if (!isolated) return
+  try {
+    authenticate(`Bearer ${key}`)
+  } catch {
+    throw new HoldError(
+      `hold.key ${JSON.stringify(key)} is not a key the sandbox accepts: no call could come with it, so the hold would catch none`,
+    )
+  }
+}
+
+/** A short form of a value for a message: never the whole of a large one. */
+function describeValue(value: unknown): string {
+  try {
+    const text = JSON.stringify(value)
+    return text.length > 40 ? `${text.slice(0, 40)}…` : text
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
 function guardHold<T>(run: () => T): T {
   try {
     return run()

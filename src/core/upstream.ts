@@ -19,7 +19,14 @@ import { RELAYED_CSP, VIOLATIONS_HEADER } from './http/answers.js'
 import { ApiError } from './http/errors.js'
 import { header, type BodyRead, type CoreRequest, type CoreResponse, type PlainAnswer } from './http/http.js'
 import type { Limits } from './limits.js'
-import { after, contractViolations, violationCount, type Violations } from './api/answer-check.js'
+import {
+  after,
+  contractViolations,
+  contractViolationsInSlices,
+  violationCount,
+  type Violations,
+} from './api/answer-check.js'
+import { pause, SLICED_FROM_LENGTH } from './http/json-body.js'
 
 /** One request for the upstream, as the core decides it. */
 export interface UpstreamRequest {
@@ -161,6 +168,8 @@ export function relayed(
   upstream: Upstream,
   sent: string,
   basePath: string,
+  /** The body's check when it was made already (in slices, for a large answer). */
+  checked?: Violations,
 ): { response: CoreResponse; violations: Violations } {
   const { label } = upstream
   const refuse = (why: string) => new ApiError('bad_gateway', `The upstream ${label} answered ${operation} ${why}`)
@@ -200,7 +209,7 @@ export function relayed(
     }
     headers[PASSED_BACK[name] as string] = value
   }
-  const violations = after(own, contractViolations(operation, answer))
+  const violations = after(own, checked ?? contractViolations(operation, answer))
   headers[VIOLATIONS_HEADER] = violationCount(violations)
   headers['Content-Security-Policy'] = RELAYED_CSP
   headers['X-Content-Type-Options'] = 'nosniff'
@@ -361,7 +370,14 @@ export async function forward(
   } finally {
     exchanges.waiting--
   }
-  const { response, violations } = relayed(operation.id, answer, upstream, onward, context.basePath)
+  // A large answer (upstreamBodyBytes raised) is checked in slices: the other clients are answered
+  // meanwhile. The check gives the same violations either way.
+  const size = answer.bytes?.byteLength ?? answer.body.length
+  const checked =
+    size >= SLICED_FROM_LENGTH
+      ? await contractViolationsInSlices(operation.id, answer, limits.contractProblems, pause)
+      : undefined
+  const { response, violations } = relayed(operation.id, answer, upstream, onward, context.basePath, checked)
   record.violations = violations
   return response
 }

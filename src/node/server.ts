@@ -26,19 +26,12 @@ import { createNotices, type Notices } from '../core/admin/notices.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from '../core/sandbox.js'
 import { answerUnparsable } from '../core/http/unparsable.js'
 import { createAssets } from './assets.js'
+import { lockStateFile, type StateFileLock } from './state-lock.js'
 import { headersOf, NodeRequest } from './request.js'
 import { packageVersion } from './package-files.js'
 import { coloured, hueStyle, plain, statusStyle, type Paint } from './terminal.js'
 import { createUpstream, type UpstreamOptions } from './upstream.js'
-import {
-  lockStateFile,
-  readStateFile,
-  resolveStateFile,
-  startSaver,
-  StateFileError,
-  type StateFile,
-  type StateFileLock,
-} from './state-file.js'
+import { readStateFile, resolveStateFile, startSaver, StateFileError, type StateFile } from './state-file.js'
 import { StateError } from '../core/api/store.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
@@ -899,7 +892,7 @@ async function openStateFile(
   let lock: StateFileLock
   try {
     file = await resolveStateFile(given)
-    lock = await lockStateFile(file)
+    lock = await lockStateFile(file, { staleMs: sandbox.limits.stateLockStaleMs })
   } catch (error) {
     if (error instanceof StateFileError) throw new ServerStartError(error.message)
     throw error

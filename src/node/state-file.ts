@@ -1,14 +1,14 @@
 /**
- * `--state-file FILE`: the data kept on disk across restarts. Node's part only: the lock that
- * keeps a second process off the file, reading it, and writing it so that a crash (or `kill -9`)
- * at any moment leaves the previous file whole. What goes in the file and how it is checked is
+ * `--state-file FILE`: the data kept on disk across restarts. Node's part only: reading it, and
+ * writing it so that a crash (or `kill -9`) at any moment leaves the previous file whole (the lock
+ * that keeps a second process off the file is state-lock.ts). What goes in the file and how it is checked is
  * the core's (src/core/admin/persisted.ts); when to save is decided here, at most once per
  * `stateSaveIntervalMs`, from the core's limits.
  *
  * May import: node:*, the core, the other files here. Never msw.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, rmSync, type Stats } from 'node:fs'
-import { link, lstat, mkdir, open, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { constants, type Stats } from 'node:fs'
+import { lstat, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { readJson } from '../core/http/json.js'
@@ -56,148 +56,33 @@ export async function resolveStateFile(file: string): Promise<string> {
     )
   }
   if (whole !== undefined) return whole
-  // Not there yet: its folder's real path, when the folder exists.
-  const folder = await realpath(dirname(file)).catch(() => dirname(resolve(file)))
-  return join(folder, basename(file))
+  // Not there yet: the file a dangling link names (made there, so the link keeps naming it), or
+  // the path itself; then its folder's real path, when the folder exists.
+  const named = (await danglingTarget(file)) ?? resolve(file)
+  const folder = await realpath(dirname(named)).catch(() => dirname(named))
+  return join(folder, basename(named))
 }
 
-/** The lock beside the file: it holds the pid of the process that uses the file. */
-export function lockPathOf(file: string): string {
-  return `${file}.lock`
-}
-
-/**
- * Takes the file's lock, or says who holds it. The lock appears whole or not at all: the pid is
- * written to a file of this process's own, then linked into place, and a link fails when the lock
- * exists. A lock whose process is gone (a crash, `kill -9`) is moved aside, which only one of
- * two racing processes can do, and taken again. Answers the lock's own checks and its release.
- *
- * Kept rather than proper-lockfile 4.1.2 (issue 29), measured on Node 20.20.2, a 2-core AMD EPYC
- * VM, ext4: a lock and its release take 0.71 ms here against 0.55 ms (medians of 500,
- * interleaved), once per start. But its lock is a directory whose mtime a timer keeps fresh, and
- * a holder killed with `kill -9` keeps the file from the next start until the mtime is stale:
- * refused at once (ELOCKED), taken after 5.6 s when retried with its shortest staleness (5 s;
- * 10 s by default), where this one, which asks whether the holder's pid still lives, took it in
- * 4.8 ms. It names no holder either (the message here says which process to stop), and with
- * graceful-fs, retry and signal-exit it is 244 KB on disk, in a CLI bundle the architecture test
- * holds to commander, pure-rand and zod. (A one-off script, with proper-lockfile and
- * write-file-atomic installed outside the project, timed dist/src/node/state-file.js.)
- */
-export async function lockStateFile(file: string): Promise<StateFileLock> {
-  const lock = lockPathOf(file)
-  const mine = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`
-  // Only a file is a lock: anything else at its path is the user's, refused and never moved aside.
-  const refuseOther = async () => {
-    const kind = await lstat(lock).then(notAFile, () => undefined)
-    if (kind !== undefined) {
-      throw new StateFileError(
-        `cannot lock ${file}: ${lock} is ${kind}, not a lock file; move it away, or give another --state-file`,
-      )
-    }
-  }
-  await refuseOther()
-  await mkdir(dirname(file), { recursive: true }).catch(() => undefined)
-  try {
-    await writeFile(mine, `${process.pid}\n`)
-  } catch (error) {
-    throw new StateFileError(`cannot lock ${file} (${lock}): ${describe(error)}`)
-  }
-  try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await link(mine, lock)
-        await removeLeftovers(file)
-        return lockOf(lock)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new StateFileError(`cannot lock ${file} (${lock}): ${describe(error)}`)
-        }
-      }
-      const holder = readLockPid(lock)
-      if (holder === process.pid) {
-        throw new StateFileError(`${file} is in use by this process already: one sandbox per state file`)
-      }
-      if (holder !== undefined && isAlive(holder)) {
-        throw new StateFileError(
-          `${file} is in use by process ${holder} (its lock is ${lock}): stop that sandbox first, or give this one another --state-file; if process ${holder} is no sandbox, delete ${lock}`,
-        )
-      }
-      // Its process is gone: moved aside, by one process only, then taken.
-      await refuseOther()
-      await rename(lock, `${lock}.stale.${process.pid}.${randomBytes(4).toString('hex')}`).catch(() => undefined)
-      await removeStale(lock)
-    }
-    throw new StateFileError(`cannot lock ${file}: other processes keep taking ${lock}`)
-  } finally {
-    await rm(mine, { force: true })
-  }
-}
-
-/** The lock a server holds while it saves. */
-export interface StateFileLock {
-  /** False only when another process holds the lock now; takes it again when it is gone (its folder was removed and made again). */
-  holds(): Promise<boolean>
-  release(): void
-}
-
-function lockOf(lock: string): StateFileLock {
-  return {
-    async holds() {
-      const holder = readLockPid(lock)
-      if (holder !== undefined) return holder === process.pid
-      // Gone with its folder: taken again when the folder is back; until then the save itself fails and says why.
-      await writeFile(lock, `${process.pid}\n`, { flag: 'wx' }).catch(() => undefined)
-      const now = readLockPid(lock)
-      return now === undefined || now === process.pid
-    },
-    release() {
-      // Only our own lock: a process that took over a lock it believed stale keeps its own.
-      if (readLockPid(lock) === process.pid) rmSync(lock, { force: true })
-    },
-  }
-}
-
-/** Locks moved aside by takeovers. */
-async function removeStale(lock: string): Promise<void> {
-  const prefix = `${basename(lock)}.stale.`
-  const names = await readdir(dirname(lock)).catch(() => [])
-  await Promise.all(
-    names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(dirname(lock), name), { force: true })),
-  )
-}
-
-/** Temporary files of saves a crash cut short: with the lock held, no one else is writing them. */
-async function removeLeftovers(file: string): Promise<void> {
-  const prefix = `.${basename(file)}.`
-  const names = await readdir(dirname(file)).catch(() => [])
-  await Promise.all(
-    names
-      .filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'))
-      .map((name) => rm(join(dirname(file), name), { force: true })),
-  )
-}
+/** Links followed by hand, as the kernel's own limit (ELOOP past 40). */
+const MAX_LINKS = 40
 
 /**
- * The pid in a lock file; undefined when there is none. Opened without blocking and read only
- * when it is a file: a FIFO put in its place must not hold the process.
+ * Where a chain of symbolic links ends when its last target does not exist yet (realpath fails on
+ * it): that path, absolute. Undefined when `file` is no link.
  */
-function readLockPid(lock: string): number | undefined {
-  let descriptor: number | undefined
-  try {
-    descriptor = openSync(lock, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW)
-    if (!fstatSync(descriptor).isFile()) return undefined
-    const buffer = Buffer.alloc(32)
-    const pid = Number(buffer.toString('utf8', 0, readSync(descriptor, buffer)).trim())
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
-  } catch {
-    return undefined
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor)
+async function danglingTarget(file: string): Promise<string | undefined> {
+  let current = resolve(file)
+  for (let hop = 0; hop <= MAX_LINKS; hop++) {
+    const found = await lstat(current).catch(() => undefined)
+    if (found === undefined) return hop === 0 ? undefined : current
+    if (!found.isSymbolicLink()) return undefined
+    current = resolve(dirname(current), await readlink(current))
   }
+  throw new StateFileError(`--state-file ${file}: more than ${MAX_LINKS} symbolic links in a row`)
 }
 
 /** What a path is when it is not a regular file ("a directory", "a FIFO"...); undefined for a file. */
-function notAFile(found: Stats): string | undefined {
+export function notAFile(found: Stats): string | undefined {
   if (found.isFile()) return undefined
   if (found.isDirectory()) return 'a directory'
   if (found.isFIFO()) return 'a FIFO (named pipe)'
@@ -205,16 +90,6 @@ function notAFile(found: Stats): string | undefined {
   if (found.isCharacterDevice() || found.isBlockDevice()) return 'a device'
   if (found.isSymbolicLink()) return 'a symbolic link'
   return 'not a regular file'
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /**
@@ -294,7 +169,8 @@ async function syncFolder(folder: string): Promise<void> {
 
 export interface SaverOptions {
   readonly file: string
-  readonly lock: StateFileLock
+  /** The file's lock (state-lock.ts): checked before each save, given back at the end. */
+  readonly lock: { holds(): Promise<boolean>; release(): void }
   /** Moves on every change of what the file keeps (the core's Persistence.revision). */
   readonly revision: () => number
   /** The file's text now, in pieces. */
@@ -331,7 +207,7 @@ export function startSaver(options: SaverOptions): StateFile {
     if (options.revision() === saved) return
     try {
       if (!(await lock.holds())) {
-        throw new StateFileError(`another process holds ${lockPathOf(file)} now: not saving over its file`)
+        throw new StateFileError(`another process holds ${file}.lock now: not saving over its file`)
       }
       // Read with the chunks, in one turn: the revision saved is the one the file holds.
       const revision = options.revision()
@@ -392,7 +268,7 @@ export function startSaver(options: SaverOptions): StateFile {
   }
 }
 
-function describe(error: unknown): string {
+export function describe(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException
   return code === undefined ? message : `${code} (${message.replace(/^[A-Z]+: /, '')})`
 }

@@ -1,6 +1,6 @@
 /**
  * The programs from outside npm that some tests drive: Debian's Chromium, HAProxy, Caddy and
- * util-linux's `script`. A program counts as present only when it runs: its version query has to
+ * util-linux's `script` and `unshare`. A program counts as present only when it runs: its version query has to
  * succeed (a path that exists but cannot execute is missing). The global setup
  * (test/support/global-setup.ts) asks once per run and hands the answers to every test file,
  * where `needs(name)` says whether its tests can run; without the program they are skipped, and
@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process'
 import { inject } from 'vitest'
 
-export type ProgramName = 'chromium' | 'haproxy' | 'caddy' | 'script'
+export type ProgramName = 'chromium' | 'haproxy' | 'caddy' | 'script' | 'unshare'
 
 /** The Chromium the tests need: Debian's by default; never a downloaded browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -50,6 +50,13 @@ export const PROGRAMS: Readonly<Record<ProgramName, ProgramSpec>> = {
     label: "util-linux's script",
     version: ['script', '--version'],
     install: 'apt-get install -y bsdutils (util-linux)',
+  },
+  // Not its version: whether it may make a PID namespace here (root, or CAP_SYS_ADMIN), which is
+  // what the container tests rehearse a container's restart with.
+  unshare: {
+    label: "util-linux's unshare with PID namespaces",
+    version: ['unshare', '-p', '-f', '--mount-proc', 'true'],
+    install: 'apt-get install -y util-linux, and run the tests as root (unshare -p needs CAP_SYS_ADMIN)',
   },
 }
 

@@ -41,6 +41,12 @@ interface Entry {
 export interface Caught {
   readonly until: Promise<Let>
   heldMs(): number
+  /**
+   * The call was found refused before its wait (its body judged): it leaves the hold, and the
+   * hold's counts (`remaining`, `caught`, `holding`, heldRequests) read as if it had never been
+   * caught. `until` then never settles; nothing waits on it. Does nothing once the call was let go.
+   */
+  uncatch(): void
 }
 
 export interface HoldBook {
@@ -200,25 +206,41 @@ function catchCall(
   count.held += 1
   const since = now()
   let settled = -1
+  let waiter: Waiter | undefined
+  let leave: (() => void) | undefined
   const until = new Promise<Let>((resolve) => {
-    const waiter: Waiter = {
+    waiter = {
       scope,
       go(how) {
         if (settled >= 0) return
         settled = now()
         count.held -= 1
-        entry.waiting.delete(waiter)
+        if (waiter !== undefined) entry.waiting.delete(waiter)
         if ('gone' in how) changed(entry.scope)
-        signal?.removeEventListener('abort', leave)
+        if (leave !== undefined) signal?.removeEventListener('abort', leave)
         resolve(how)
       },
     }
-    const leave = () => {
-      waiter.go({ gone: true })
+    const gone = () => {
+      waiter?.go({ gone: true })
     }
+    leave = gone
     entry.waiting.add(waiter)
-    if (signal?.aborted === true) leave()
-    else signal?.addEventListener('abort', leave, { once: true })
+    if (signal?.aborted === true) gone()
+    else signal?.addEventListener('abort', gone, { once: true })
   })
-  return { until, heldMs: () => (settled >= 0 ? settled : now()) - since }
+  return {
+    until,
+    heldMs: () => (settled >= 0 ? settled : now()) - since,
+    uncatch() {
+      if (settled >= 0 || waiter === undefined) return
+      settled = since
+      count.held -= 1
+      entry.remaining += 1
+      entry.caught -= 1
+      entry.waiting.delete(waiter)
+      if (leave !== undefined) signal?.removeEventListener('abort', leave)
+      changed(entry.scope)
+    },
+  }
 }

@@ -12,7 +12,7 @@
 import * as z from 'zod'
 import { problemsAt, PetStatusSchema, type OperationId } from './contract.js'
 import type { PlainAnswer } from '../http/http.js'
-import { eachArrayItem, preview } from '../http/json.js'
+import { eachArrayItemSteps, preview } from '../http/json.js'
 import { LIMITS } from '../limits.js'
 
 /**
@@ -118,19 +118,49 @@ export function contractViolations(
   answer: PlainAnswer,
   max: number = LIMITS.contractProblems.value,
 ): Violations {
+  return drain(contractSteps(operation, answer, max))
+}
+
+/** Runs steps to their end without a pause. */
+function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * contractViolations for a large answer (a list of a million pets, `upstreamBodyBytes` raised):
+ * `pause()` every few thousand items, so the other clients are answered meanwhile. Same answer.
+ */
+export async function contractViolationsInSlices(
+  operation: OperationId,
+  answer: PlainAnswer,
+  max: number,
+  pause: () => Promise<void>,
+): Promise<Violations> {
+  const steps = contractSteps(operation, answer, max)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+    await pause()
+  }
+}
+
+function* contractSteps(operation: OperationId, answer: PlainAnswer, max: number): Generator<void, Violations> {
   const { statuses, refusals, success } = INTERFACE_ANSWERS[operation]
   const problems = new Problems(max)
   if (!statuses.includes(answer.status) && !refusals.includes(answer.status)) {
     problems.add(unlistedStatus(operation, answer.status))
   }
-  bodyViolations(answer, success, problems)
+  yield* bodyViolations(answer, success, problems)
   return problems.result()
 }
 
 /** What the document says of any error answer, on any path: a JSON Error whose status is the HTTP status. */
 export function errorViolations(answer: PlainAnswer, max: number = LIMITS.contractProblems.value): Violations {
   const problems = new Problems(max)
-  if (answer.status >= 400) bodyViolations(answer, undefined, problems)
+  if (answer.status >= 400) drain(bodyViolations(answer, undefined, problems))
   return problems.result()
 }
 
@@ -140,7 +170,11 @@ const WHAT: Readonly<Record<'pets' | 'pet' | 'error', string>> = {
   error: 'an Error',
 }
 
-function bodyViolations(answer: PlainAnswer, success: 'pets' | 'pet' | undefined, problems: Problems): void {
+function* bodyViolations(
+  answer: PlainAnswer,
+  success: 'pets' | 'pet' | undefined,
+  problems: Problems,
+): Generator<void, void> {
   const shape = answer.status >= 400 ? 'error' : answer.status >= 200 && answer.status < 300 ? success : undefined
   if (shape === undefined) return
   const contentType = answer.headers['content-type']
@@ -159,7 +193,7 @@ function bodyViolations(answer: PlainAnswer, success: 'pets' | 'pet' | undefined
   if (shape === 'pets') {
     // One item at a time: the check stops at its bound, and the list is never held whole.
     const bytes = answer.bytes ?? new TextEncoder().encode(answer.body)
-    const reading = eachArrayItem(bytes, (item, index) => {
+    const reading = yield* eachArrayItemSteps(bytes, (item, index) => {
       add(problemsAt(InterfacePetSchema, item, ['body', index]))
       return !problems.full
     })

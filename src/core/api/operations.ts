@@ -65,6 +65,9 @@ function createPet(basePath: string): ApiOperation {
       schema: 'NewPet',
       emptyHint: 'send a JSON object with name and categoryId',
       example: { name: 'Rex', categoryId: 1, status: 'available' },
+      check: (body) => {
+        newPetOf(body)
+      },
     },
     errors: ['invalid_body', 'insufficient_storage'],
     success: [
@@ -76,12 +79,17 @@ function createPet(basePath: string): ApiOperation {
       },
     ],
     run({ body, store }) {
-      const checked = checkNewPet(body)
-      if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
-      const created = held(store).insert(checked.value)
+      const created = held(store).insert(newPetOf(body))
       return json(201, created, { Location: `${basePath}/pets/${created.id}` })
     },
   }
+}
+
+/** The new pet a body holds, or the 400 naming every problem. */
+function newPetOf(body: unknown) {
+  const checked = checkNewPet(body)
+  if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
+  return checked.value
 }
 
 function getPet(basePath: string): ApiOperation {

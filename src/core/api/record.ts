@@ -11,10 +11,11 @@
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { interfacePetProblems } from './answer-check.js'
-import { checkPet, type OperationId, type Pet } from './contract.js'
+import { checkPet, type Checked, type OperationId, type Pet } from './contract.js'
 import type { TenantStore } from './store.js'
 import { ApiError } from '../http/errors.js'
-import { readJson } from '../http/json.js'
+import { decodeInSlices, SLICED_FROM_LENGTH } from '../http/json-body.js'
+import { readJson, readJsonInSlices } from '../http/json.js'
 
 /** What one forwarded answer left in the data: what the journal says of it. */
 export interface Kept {
@@ -43,52 +44,143 @@ export function petsOf(
   status: number,
   body: string | Uint8Array | null,
 ): unknown[] | undefined {
-  const { status: success, many } = CARRIES[operation]
-  if (status !== success || body === null) return undefined
+  if (!carries(operation, status, body)) return undefined
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body)
-  const reading = readJson(text, 'body')
+  return candidatesOf(operation, readJson(text, 'body'))
+}
+
+/**
+ * petsOf for a large answer (`upstreamBodyBytes` raised to tens of MiB): decoded and read in
+ * slices with `pause()` between, so the other clients are answered meanwhile. Same answer.
+ */
+export async function petsOfInSlices(
+  operation: OperationId,
+  status: number,
+  body: string | Uint8Array | null,
+  pause: () => Promise<void>,
+): Promise<unknown[] | undefined> {
+  if (!carries(operation, status, body)) return undefined
+  let text: string
+  try {
+    text = typeof body === 'string' ? body : await decodeInSlices(body)
+  } catch {
+    return undefined
+  }
+  return candidatesOf(operation, await readJsonInSlices(text, 'body', pause))
+}
+
+/** Whether the answer is one that carries pets: the operation's success, with a body. */
+function carries(
+  operation: OperationId,
+  status: number,
+  body: string | Uint8Array | null,
+): body is string | Uint8Array {
+  return status === CARRIES[operation].status && body !== null
+}
+
+function candidatesOf(operation: OperationId, reading: ReturnType<typeof readJson>): unknown[] | undefined {
   if (!reading.ok) return undefined
   const value = reading.value
-  if (many) return Array.isArray(value) ? value : undefined
+  if (CARRIES[operation].many) return Array.isArray(value) ? value : undefined
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? [value] : undefined
 }
+
+/** Whether an answer is large enough to be recorded in slices. */
+export function recordsInSlices(body: string | Uint8Array | null): boolean {
+  const size = body === null ? 0 : typeof body === 'string' ? body.length : body.byteLength
+  return size >= SLICED_FROM_LENGTH
+}
+
+/** Pets checked, compared or merged between two pauses of keepPetsInSlices: a few ms of work. */
+const PETS_PER_SLICE = 5_000
 
 /**
  * Keeps the pets that pass both checks in `store`; `max` reasons at most (the contractProblems
  * budget), then how many more. Past the createdPets budget nothing is kept, and the reason says so.
  */
 export function keepPets(store: TenantStore, candidates: readonly unknown[], max: number): Kept {
+  const steps = keepSteps(store, candidates, max)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * keepPets in slices, `pause()` between them: a list of 1,000,000 pets is checked a slice at a time,
+ * and the store takes the pets in one step at the end (a merge of two lists in id order).
+ */
+export async function keepPetsInSlices(
+  store: TenantStore,
+  candidates: readonly unknown[],
+  max: number,
+  pause: () => Promise<void>,
+): Promise<Kept> {
+  const steps = keepSteps(store, candidates, max)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+    await pause()
+  }
+}
+
+function* keepSteps(store: TenantStore, candidates: readonly unknown[], max: number): Generator<void, Kept> {
   const good = new Map<number, Pet>()
   const refused: string[] = []
   let more = 0
-  candidates.forEach((candidate, index) => {
-    const problems = petProblems(candidate)
-    if (problems.length === 0) {
-      const checked = checkPet(candidate)
-      if (checked.ok) good.set(checked.value.id, checked.value)
-      return
+  for (let index = 0; index < candidates.length; index++) {
+    if (index > 0 && index % PETS_PER_SLICE === 0) yield
+    const candidate = candidates[index]
+    const checked = checkCandidate(candidate)
+    if (checked.ok) {
+      good.set(checked.value.id, checked.value)
+      continue
     }
     const id = (candidate as { id?: unknown } | null)?.id
     const which = typeof id === 'number' ? `pet ${id}` : `item ${index}`
-    if (refused.length < max) refused.push(`${which} not recorded: ${problems.join('; ')}`)
+    if (refused.length < max) refused.push(`${which} not recorded: ${checked.problems.join('; ')}`)
     else more++
-  })
+  }
   if (more > 0) refused.push(`and ${more} more not recorded`)
-  const changed = [...good.values()].filter((pet) => !samePet(store.get(pet.id), pet))
+  const changed: Pet[] = []
+  let compared = 0
+  for (const pet of good.values()) {
+    if (++compared % PETS_PER_SLICE === 0) yield
+    if (!samePet(store.get(pet.id), pet)) changed.push(pet)
+  }
   if (changed.length === 0) return { pets: good.size, changed: 0, refused }
-  const { pets, nextId } = store.snapshot()
-  const byId = new Map(pets.map((pet) => [pet.id, pet]))
-  for (const pet of changed) byId.set(pet.id, pet)
-  // A loop, not Math.max(...ids): an answer may carry more pets than a call takes arguments.
-  let highest = 0
-  for (const pet of changed) highest = Math.max(highest, pet.id)
+  changed.sort((a, b) => a.id - b.id)
+  // One step from here: the store as it is now (a write between two slices is kept), with the
+  // changed pets in place of the stored ones of their ids.
+  const { pets, nextId } = store.view()
+  const highest = changed.at(-1)?.id ?? 0
   try {
-    store.restore({ pets: [...byId.values()].sort((a, b) => a.id - b.id), nextId: Math.max(nextId, highest + 1) })
+    store.restore({ pets: mergeById(pets, changed), nextId: Math.max(nextId, highest + 1) })
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
     return { pets: 0, changed: 0, refused: [...refused, `nothing recorded: ${error.message}`] }
   }
   return { pets: good.size, changed: changed.length, refused }
+}
+
+/** Two lists in id order, merged in id order; a pet of `over` replaces the stored pet of its id. */
+function mergeById(stored: readonly Pet[], over: readonly Pet[]): Pet[] {
+  const merged: Pet[] = []
+  let i = 0
+  let j = 0
+  while (i < stored.length || j < over.length) {
+    const a = stored[i]
+    const b = over[j]
+    if (b === undefined || (a !== undefined && a.id < b.id)) {
+      merged.push(a as Pet)
+      i++
+    } else {
+      if (a !== undefined && a.id === b.id) i++
+      merged.push(b)
+      j++
+    }
+  }
+  return merged
 }
 
 /**
@@ -97,10 +189,15 @@ export function keepPets(store: TenantStore, candidates: readonly unknown[], max
  * Empty when it can be kept. `record` and `capture` both hold pets to it.
  */
 export function petProblems(candidate: unknown): string[] {
-  const against = interfacePetProblems(candidate, ['pet'])
-  if (against.length > 0) return against
-  const checked = checkPet(candidate)
+  const checked = checkCandidate(candidate)
   return checked.ok ? [] : checked.problems
+}
+
+/** A pet from another server, checked once by both rules: the pet to keep, or why not. */
+function checkCandidate(candidate: unknown): Checked<Pet> {
+  const against = interfacePetProblems(candidate, ['pet'])
+  if (against.length > 0) return { ok: false, problems: against }
+  return checkPet(candidate)
 }
 
 function samePet(stored: Pet | undefined, pet: Pet): boolean {

@@ -117,6 +117,24 @@ export function checkUnusedBody(request: CoreRequest, limits: Limits): Promise<v
 }
 
 /**
+ * Every refusal of a body that its request's head decides, before the call waits on anything or
+ * reads a byte: a content coding (415), a JSON operation's Content-Type (415), a Content-Length
+ * over the cap (413). `json`: the sandbox parses the body itself (a forwarded body is the
+ * upstream's to judge, and only its size and coding are the sandbox's). A route that takes no
+ * body still has its cap. A hold then catches only calls the sandbox would answer.
+ */
+export function checkBodyHead(request: CoreRequest, operation: OperationSpec, limits: Limits, json: boolean): void {
+  if (operation.body === undefined) {
+    if (request.truncated === true || declaredLength(request) > limits.bodyBytes) throw tooLarge(limits.bodyBytes)
+    return
+  }
+  checkContentCoding(request.headers)
+  if (json) checkJsonContentType(request.headers)
+  const cap = capOf(operation, limits)
+  if (request.truncated === true || declaredLength(request) > cap) throw tooLarge(cap)
+}
+
+/**
  * A body sent with a content coding (gzip, br...) is refused before it is read: the sandbox
  * reads identity bodies only, and says so (RFC 7694: 415 with Accept-Encoding).
  */

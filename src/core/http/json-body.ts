@@ -10,7 +10,7 @@ import { header, type RequestHeaders } from './http.js'
 import { readJson, readJsonInSlices } from './json.js'
 
 /** Texts longer than this are parsed in slices; shorter ones at once (a NewPet is under 1 KiB). */
-const SLICED_FROM_LENGTH = 256 * 1024
+export const SLICED_FROM_LENGTH = 256 * 1024
 
 /** Gives the event loop a turn: what a slice of parsing ends with. */
 export function pause(): Promise<void> {
@@ -68,7 +68,7 @@ const WHOLE = decoder()
 const BYTES_PER_SLICE = 1024 * 1024
 
 /** A large body decoded a slice at a time (a character split between slices is kept whole). */
-async function decodeInSlices(bytes: Uint8Array): Promise<string> {
+export async function decodeInSlices(bytes: Uint8Array): Promise<string> {
   const reader = decoder()
   const parts: string[] = []
   for (let start = 0; start < bytes.byteLength; start += BYTES_PER_SLICE) {
