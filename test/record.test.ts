@@ -3,6 +3,7 @@
  * sandbox A (a real server) and keeps the pets A's answers carry; once forwarding is off B
  * answers from them, and after a restart with --state-file. A drifted upstream's pets are left
  * out, and the journal says why. Under --isolate a call records into its key's data.
+ * test/record-first-try.test.ts runs docs/honest.md's example and holds the keys' rules.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
@@ -194,7 +195,7 @@ describe('--record under --isolate', () => {
     await a.close()
   })
 
-  it("records a call into its key's data; a call with no key the sandbox accepts records nothing, and says so", async () => {
+  it("records a call into its key's data; a call with a key the sandbox refuses records nothing, and says why", async () => {
     // Without --upstream-key the upstream judges the client's key; B reads it only to scope.
     const b = await startB([
       '--upstream',
@@ -214,7 +215,9 @@ describe('--record under --isolate', () => {
     expect(entries[0]?.recorded).toEqual({ pets: 3, refused: [] })
     expect(entries[1]?.recorded).toEqual({
       pets: 0,
-      refused: ['nothing recorded: the call came with no key the sandbox accepts, so it has no data to record into'],
+      refused: [
+        "nothing recorded: under --isolate a call records into its own key's data, and the sandbox itself refuses this call's key (API key is not valid): give the caller a key both the upstream and the sandbox take (--api-key, --api-key-pattern)",
+      ],
     })
     await admin.forwarding.set([])
     expect((await listed(b.url, { Authorization: 'Bearer alice-key' })).find((pet) => pet.id === 120)).toEqual(

@@ -10,7 +10,8 @@
  *   wait:      --delay, refusals included; then the hold until a test releases it
  *   simulate:  scenarios, Prefer and the failure rate (admin/scenarios.ts)
  *   answer:    forward to the upstream (upstream.ts), or execute the operation over the tenant's data
- *   keep:      with --record, the pets a forwarded answer carries, into the key's data (api/record.ts)
+ *   keep:      with --record, the pets a forwarded answer carries, into the data: the one data set,
+ *              or under --isolate the key's (keep.ts, api/record.ts)
  *   record:    release what the call held, its headers, the counters, the journal, the events
  *
  * Everything that needs no body is decided first, so a refused body is never read. The key is
@@ -61,6 +62,8 @@ export interface ApiContext {
   readonly limits: Limits
   readonly authenticate: Authenticate
   readonly tenants: Tenants
+  /** Each key its own data (--isolate): what a forwarded answer is recorded into (keep.ts). */
+  readonly isolated: boolean
   readonly simulation: Simulation
   readonly forwarding: ForwardingState
   readonly holds: HoldBook
@@ -397,9 +400,13 @@ function withHeaders(context: ApiContext, call: ApiCall, response: CoreResponse)
   }
 }
 
-function forwardedMark(call: ApiCall): { violations: number; more: boolean } {
+function forwardedMark(call: ApiCall): NonNullable<CoreResponse['forwarded']> {
   const { problems, more } = call.violations ?? NO_VIOLATIONS
-  return { violations: problems.length, more }
+  // The first answer left unrecorded for its cause: the access log line says why, once.
+  const told = call.kept?.told === true ? call.kept.refused.at(-1) : undefined
+  return told === undefined
+    ? { violations: problems.length, more }
+    : { violations: problems.length, more, unrecorded: told }
 }
 
 function isOperationId(id: string | undefined): id is OperationId {

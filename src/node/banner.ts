@@ -34,7 +34,7 @@ export async function printBanner(server: RunningServer, flags: ServeFlags, pain
       : [
           line(
             'Upstream:',
-            `${link(upstream.label)}, forwarding ${upstream.forward.length === 0 ? `nothing yet (PUT ${ADMIN_PATH}/forwarding)` : upstream.forward.join(', ')}${upstream.record ? ', recording its pets' : ''}`,
+            `${link(upstream.label)}, forwarding ${upstream.forward.length === 0 ? `nothing yet (PUT ${ADMIN_PATH}/forwarding)` : upstream.forward.join(', ')}${upstream.record ? `, recording its pets${flags.isolate === true ? " into each caller's data" : ''}` : ''}`,
           ),
         ]
   console.log(
@@ -53,13 +53,38 @@ export async function printBanner(server: RunningServer, flags: ServeFlags, pain
             ),
           ]
         : []),
-      line('Try:', `curl -H 'Authorization: Bearer ${key}' '${server.apiUrl}/pets?limit=3'`),
+      ...tryLines(server, key, upstream, flags, line),
       line('Docs:', link(`${server.url}/`)),
       line('Dashboard:', link(`${server.url}${ADMIN_PATH}/`)),
       line('Reset:', `curl -X POST ${server.url}${ADMIN_PATH}/reset`),
       'Press Ctrl-C to stop.',
     ].join('\n'),
   )
+}
+
+/**
+ * The first call to try, one that works as printed. When listPets goes to the upstream with the
+ * caller's own key (no --upstream-key), a sandbox key would meet the upstream's 401: the line
+ * names the key to use instead, and says why.
+ */
+function tryLines(
+  server: RunningServer,
+  key: string,
+  upstream: { readonly label: string; readonly forward: readonly string[] } | null,
+  flags: ServeFlags,
+  line: (label: string, text: string) => string,
+): string[] {
+  const url = `'${server.apiUrl}/pets?limit=3'`
+  if (upstream === null || flags.upstreamKey !== undefined || !upstream.forward.includes('listPets')) {
+    return [line('Try:', `curl -H 'Authorization: Bearer ${key}' ${url}`)]
+  }
+  return [
+    line('Try:', `curl -H 'Authorization: Bearer <your key for ${upstream.label}>' ${url}`),
+    line(
+      '',
+      `(listPets goes to ${upstream.label} with the caller's key, as there is no --upstream-key: use a key it takes)`,
+    ),
+  ]
 }
 
 /** The banner's labels and their texts line up: "Simulating: " is the longest. */

@@ -29,7 +29,7 @@ import { createAssets } from './assets.js'
 import { lockStateFile, type StateFileLock } from './state-lock.js'
 import { headersOf, NodeRequest } from './request.js'
 import { packageVersion } from './package-files.js'
-import { coloured, hueStyle, plain, statusStyle, type Paint } from './terminal.js'
+import { coloured, hueStyle, plain, statusStyle, upstreamMark, type Paint } from './terminal.js'
 import { createUpstream, type UpstreamOptions } from './upstream.js'
 import { readStateFile, resolveStateFile, startSaver, StateFileError, type StateFile } from './state-file.js'
 import { StateError } from '../core/api/store.js'
@@ -435,6 +435,7 @@ function logLine(
           upstream: true,
           violations: forwarded.violations,
           ...(forwarded.more && { moreViolations: true }),
+          ...(forwarded.unrecorded !== undefined && { unrecorded: forwarded.unrecorded }),
         }),
       }),
     )
@@ -446,10 +447,7 @@ function logLine(
       ? paint(statusStyle(outcome.status), String(outcome.status))
       : paint('red', `${outcome.kind} (${outcome.reason})`)
   const whose = tenant === undefined ? '' : ` ${paint(hueStyle(tenant.hue), `[${tenant.label}]`)}`
-  const where =
-    forwarded === undefined
-      ? ''
-      : ` → upstream${forwarded.violations === 0 ? '' : paint('yellow', `, ${forwarded.violations}${forwarded.more ? '+' : ''} contract violation${forwarded.violations === 1 && !forwarded.more ? '' : 's'}`)}`
+  const where = forwarded === undefined ? '' : upstreamMark(forwarded, paint)
   log.write(`${method} ${target} ${result} ${paint('dim', `${ms.toFixed(1)} ms`)}${where}${whose}`)
 }
 

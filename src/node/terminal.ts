@@ -42,3 +42,22 @@ const HUES: readonly Style[] = ['red', 'yellow', 'green', 'cyan', 'blue', 'magen
 export function hueStyle(hue: number): Style {
   return HUES[Math.round(hue / 60) % HUES.length] ?? 'white'
 }
+
+/**
+ * What an access log line says of a request sent to the upstream: `→ upstream`, its answer's
+ * contract violations when it has any, and, on the first answer left unrecorded for its cause,
+ * why (the journal says it of every such answer; the log says it once, not once a request).
+ */
+export function upstreamMark(
+  forwarded: { readonly violations: number; readonly more: boolean; readonly unrecorded?: string },
+  paint: Paint,
+): string {
+  const { violations, more, unrecorded } = forwarded
+  const broken =
+    violations === 0
+      ? ''
+      : paint('yellow', `, ${violations}${more ? '+' : ''} contract violation${violations === 1 && !more ? '' : 's'}`)
+  const kept =
+    unrecorded === undefined ? '' : paint('yellow', `, ${unrecorded} (said once; the journal says it of each call)`)
+  return ` → upstream${broken}${kept}`
+}

@@ -9,6 +9,7 @@
  */
 import type { Forwarding } from './contract.js'
 import { OPERATIONS, type OperationId } from '../api/contract.js'
+import type { Unrecorded } from '../api/record.js'
 import { ApiError } from '../http/errors.js'
 
 export interface ForwardingState {
@@ -24,6 +25,8 @@ export interface ForwardingState {
   setRecord(on: boolean): void
   /** Pets recorded so far (new or changed), for the dashboard and GET /__sandbox/forwarding. */
   readonly recorded: { pets: number }
+  /** Why answers were left unrecorded, by cause (api/record.ts): the access log tells each once. */
+  readonly unrecorded: Set<Unrecorded>
   /** Forwarded requests waiting for the upstream now: the upstreamRequests budget's use. */
   readonly exchanges: { waiting: number }
 }
@@ -61,6 +64,7 @@ export function createForwarding(
     exchanges: { waiting: 0 },
     record,
     recorded: { pets: 0 },
+    unrecorded: new Set(),
     setRecord(on) {
       if (on && upstream === null) throw noUpstream('record from')
       if (state.record === on) return

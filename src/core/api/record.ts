@@ -25,7 +25,18 @@ export interface Kept {
   readonly changed: number
   /** Why each pet that did not pass was left out, and why nothing was kept when nothing could be. */
   readonly refused: readonly string[]
+  /** Why nothing of the answer could be kept, by cause (its reason is the last of `refused`). */
+  readonly nothing?: Unrecorded
+  /** The first answer left unrecorded for its cause: its access log line says why (keep.ts). */
+  readonly told?: true
 }
+
+/**
+ * Why a forwarded answer left nothing in the data: under --isolate, a call with no key or with a
+ * key the sandbox itself refuses (it has no data of its own), or every tenant busy; anywhere, a
+ * budget reached. A handful of causes, so the set of those already told stays this small.
+ */
+export type Unrecorded = 'no key' | 'refused key' | 'tenants' | 'budget'
 
 /** The success that carries pets, per operation: a list of them, or one. */
 const CARRIES: Readonly<Record<OperationId, { readonly status: number; readonly many: boolean }>> = {
@@ -158,7 +169,7 @@ function* keepSteps(store: TenantStore, candidates: readonly unknown[], max: num
     store.restore({ pets: mergeById(pets, changed), nextId: Math.max(nextId, highest + 1) })
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
-    return { pets: 0, changed: 0, refused: [...refused, `nothing recorded: ${error.message}`] }
+    return { pets: 0, changed: 0, refused: [...refused, `nothing recorded: ${error.message}`], nothing: 'budget' }
   }
   return { pets: good.size, changed: changed.length, refused }
 }

@@ -76,9 +76,10 @@ export interface CoreResponse {
   readonly tenant?: { readonly label: string; readonly hue: number }
   /**
    * Sent to the upstream (`--upstream`), for the access log: how many ways its answer breaks the
-   * contract (0 for a 502/504), and whether the check stopped at its bound with more to find.
+   * contract (0 for a 502/504), and whether the check stopped at its bound with more to find;
+   * with --record, on the first answer left unrecorded for its cause, why (`nothing recorded: ...`).
    */
-  readonly forwarded?: { readonly violations: number; readonly more: boolean }
+  readonly forwarded?: { readonly violations: number; readonly more: boolean; readonly unrecorded?: string }
 }
 
 /**
