@@ -1,7 +1,8 @@
 /**
  * `petstore-sandbox verify` as a user runs it: against the sandbox's own CLI (no difference),
- * against drifted servers that each change one thing (each named, exit 1), a closed port and
- * bad usage (exit 2, one line).
+ * against drifted servers that each change one thing (each named, exit 1), a lenient server that
+ * would store what it is sent (sent no write by default), a base URL that is not the API, a closed
+ * port and bad usage (exit 2, one line).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -11,8 +12,9 @@ import { join } from 'node:path'
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../src/server.js'
-import { cases } from '../src/core/verify/cases.js'
-import type { JsonReport } from '../src/core/verify/report.js'
+import { cases, sendsOf } from '../src/core/verify/cases.js'
+import { REPORT_LINES, type JsonReport } from '../src/core/verify/report.js'
+import { NOT_SENT } from '../src/core/verify/run.js'
 import { refusal, runToExit } from './support/cli-in-process.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 import { startDriftProxy, type Drift } from './support/drift-proxy.js'
@@ -46,7 +48,13 @@ async function verifyJson(url: string, extra: string[] = []): Promise<Report & {
   return { ...(JSON.parse(cli.stdout()) as Report), code }
 }
 
-const readsOnly = cases.filter((row) => row.writes !== true).length
+const readsOnly = cases.filter((row) => sendsOf(row) === 'read').length
+const refusedWrites = cases.filter((row) => sendsOf(row) === 'refused-write').length
+const writes = cases.filter((row) => sendsOf(row) === 'write').length
+
+/** The first line of the text report: the verdict, the counts and the exit code. */
+const verdictLine = (url: string, verdict: string, counts: string, code: number) =>
+  `${verdict} at ${url} (${cases.length} cases: ${counts}; exit ${code}).`
 
 describe('verify against the sandbox itself', () => {
   let cli: Cli
@@ -61,16 +69,32 @@ describe('verify against the sandbox itself', () => {
     await cli.exited
   })
 
-  it('passes with no difference: exit 0, every read the same, every write skipped and named', async () => {
+  it('passes with no difference: the verdict first, what next, and the writes not sent with their flags', async () => {
     const { code, cli: run } = await verifyProcess([apiUrl])
     expect(code).toBe(0)
-    const out = run.stdout()
-    expect(out).toMatch(
-      new RegExp(`: ${cases.length} cases, ${readsOnly} same, 0 drift, 0 notes, ${cases.length - readsOnly} skipped`),
-    )
-    expect(out).toContain('No drift from the interface')
-    expect(out).not.toMatch(/^DRIFT|^note/m)
+    const lines = run.stdout().split('\n')
+    expect(lines).toEqual([
+      verdictLine(
+        apiUrl,
+        'No drift: no case breaks a rule of the interface',
+        `${readsOnly} same, 0 drift, 0 notes, ${cases.length - readsOnly} skipped`,
+        0,
+      ),
+      'Next: nothing. In every case sent, the server keeps the rules the sandbox keeps.',
+      `Not sent: ${refusedWrites} writes the interface says must be refused (a create without a key, a bad body), which a lenient server may store: --refused-writes sends them; ${writes} writes that create data: --writes sends them, for staging only.`,
+      '',
+    ])
     expect(run.stderr()).toBe('')
+  })
+
+  it('--refused-writes sends the writes the interface refuses, and they are the same too', async () => {
+    const report = await verifyJson(apiUrl, ['--refused-writes'])
+    expect(report.code).toBe(0)
+    expect(report.refusedWrites).toBe(true)
+    expect(report.counts).toEqual({ same: readsOnly + refusedWrites, drift: 0, note: 0, skipped: writes })
+    expect(report.cases.filter((row) => row.kind === 'skipped').every((row) => row.reason === NOT_SENT.write)).toBe(
+      true,
+    )
   })
 
   it('--writes creates, reads back and compares every row: all the same', async () => {
@@ -115,6 +139,7 @@ describe('verify against the sandbox itself', () => {
       expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /)
       expect(xml.match(/<testcase /g)).toHaveLength(cases.length)
       expect(xml.match(/<skipped /g)).toHaveLength(cases.length - readsOnly)
+      expect(xml).toContain(`<skipped message="${NOT_SENT.refusedWrite}"/>`)
       expect(xml).toMatch(/<testsuites [^>]*failures="0"/)
       expect(xml).not.toContain('<failure')
     } finally {
@@ -184,9 +209,10 @@ describe('verify against a drifted server', () => {
   })
 
   it("names a 422 whose Error body says 400, on every refused body; other refusals' 422 is a note", async () => {
-    const report = await through({
-      answer: (answer) => (answer.status === 400 ? { ...answer, status: 422 } : answer),
-    })
+    const report = await through(
+      { answer: (answer) => (answer.status === 400 ? { ...answer, status: 422 } : answer) },
+      ['--refused-writes'],
+    )
     expect(report.code).toBe(1)
     const messages = new Set(driftMessages(report))
     expect(messages).toEqual(
@@ -252,9 +278,11 @@ describe('verify against a drifted server', () => {
     expect(first).toBeGreaterThan(at)
     // Between the two, each row met the closing server, or was one it never sends (a write, skipped as such).
     const between = report.cases.slice(at + 1, first)
-    expect(between.every((row) => row.server === 'no answer' || row.reason === 'creates data: --writes sends it')).toBe(
-      true,
-    )
+    expect(
+      between.every(
+        (row) => row.server === 'no answer' || row.reason === NOT_SENT.write || row.reason === NOT_SENT.refusedWrite,
+      ),
+    ).toBe(true)
     expect(report.cases.slice(first).every((row) => row.reason === 'the server stopped answering')).toBe(true)
     expect(report.exitCode).toBe(2)
     expect(cli.stderr()).toMatch(
@@ -262,6 +290,27 @@ describe('verify against a drifted server', () => {
         `^petstore-sandbox verify: ${proxy.apiUrl.replace(/[.]/g, '\\.')}: the server stopped answering at ".+": nothing listens at 127\\.0\\.0\\.1:\\d+ \\(connection refused\\)\n$`,
       ),
     )
+  })
+
+  it('--verbose says of a same case whose data differ that its rule held', async () => {
+    await sandbox.sandbox.reset()
+    const apiUrl = `${new URL(sandbox.url).origin}/v1`
+    const created = await fetch(`${apiUrl}/pets`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer petstore-sandbox-key', 'Content-Type': 'application/json' },
+      body: '{"name":"Extra","categoryId":1,"status":"pending"}',
+    })
+    expect(created.status).toBe(201)
+    const { code, cli } = await verify([apiUrl, '--verbose'])
+    expect(code).toBe(0)
+    const lines = cli.stdout().split('\n')
+    const pending = lines.find((line) => line.includes('GET /pets?status=pending answers only pending pets'))
+    expect(pending).toMatch(
+      /^same +interface +200, 8 pets +200, 9 pets +GET \/pets\?status=pending answers only pending pets \(the rule held; the data differ: each side has pets of its own\)$/,
+    )
+    // A case whose answers are alike says nothing more.
+    const sold = lines.find((line) => line.includes('GET /pets?status=sold answers only sold pets'))
+    expect(sold).toMatch(/ GET \/pets\?status=sold answers only sold pets$/)
   })
 
   it('counts a choice that differs as a note: exit 0, and exit 1 with --strict', async () => {
@@ -290,11 +339,13 @@ describe('verify against a drifted server', () => {
 })
 
 describe('verify against servers that answer badly', () => {
-  /** A server of a few lines; every request is counted. */
+  /** A server of a few lines; every request is counted, and its method kept. */
   async function fake(answer: (request: IncomingMessage, response: ServerResponse, count: number) => void) {
     let count = 0
+    const methods: string[] = []
     const server = createHttpServer((request, response) => {
       request.resume()
+      methods.push(request.method ?? '')
       answer(request, response, count++)
     })
     server.listen(0, '127.0.0.1')
@@ -302,6 +353,8 @@ describe('verify against servers that answer badly', () => {
     const { port } = server.address() as { port: number }
     return {
       url: `http://127.0.0.1:${port}/v1`,
+      /** The methods of the requests it got, in order. */
+      methods,
       close: async () => {
         server.closeAllConnections()
         server.close()
@@ -310,14 +363,66 @@ describe('verify against servers that answer badly', () => {
     }
   }
 
-  it('names a page of HTML for every request as drift, without a stack trace', async () => {
-    const server = await fake((_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><h1>Welcome</h1>')
+  it.each([
+    [
+      'a 404 page of HTML',
+      404,
+      'text/html',
+      '<!doctype html><h1>Not Found</h1>',
+      '404 text/html: there is no listPets at this base URL',
+    ],
+    [
+      'a 404 Error in JSON',
+      404,
+      'application/json',
+      '{"code":"not_found","message":"no","status":404}',
+      '404 application/json: there is no listPets at this base URL',
+    ],
+    [
+      'a welcome page',
+      200,
+      'text/html',
+      '<!doctype html><h1>Welcome</h1>',
+      '200 text/html, not JSON: neither a list of pets nor an Error',
+    ],
+    [
+      'a JSON object that is no Error',
+      200,
+      'application/json',
+      '{"hello":"world"}',
+      '200 application/json: neither a list of pets nor an Error',
+    ],
+    ['a proxy down', 502, 'text/plain', 'Bad Gateway', '502 text/plain, not JSON: neither a list of pets nor an Error'],
+  ])(
+    'stops at a base URL that answers nothing like the API (%s): one finding, one request, exit 2',
+    async (_name, status, type, body, finding) => {
+      const server = await fake((_request, response) => {
+        response.writeHead(status, { 'Content-Type': type }).end(body)
+      })
+      try {
+        const { code, cli } = await verify([server.url, '--writes'])
+        expect(code).toBe(2)
+        expect(cli.stdout()).toBe('')
+        expect(cli.stderr()).toBe(
+          `petstore-sandbox verify: ${server.url} answers nothing like the Pet Store API: GET /v1/pets?limit=1 answered ${finding}. No case was sent; give the API's base URL, with its version segment (e.g. https://staging.example.com/v1)\n`,
+        )
+        // Only the first probe went out, even with --writes.
+        expect(server.methods).toEqual(['GET'])
+      } finally {
+        await server.close()
+      }
+    },
+  )
+
+  it('names a page of HTML on every request after a first list as drift, without a stack trace', async () => {
+    const server = await fake((_request, response, count) => {
+      if (count === 0) response.writeHead(200, { 'Content-Type': 'application/json' }).end('[]')
+      else response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><h1>Welcome</h1>')
     })
     try {
-      const { code, cli } = await verify([server.url, '--writes'])
+      const { code, cli } = await verify([server.url, '--verbose'])
       expect(code).toBe(1)
-      expect(cli.stdout()).toMatch(/drift: Content-Type is "text\/html", not application\/json/)
+      expect(cli.stdout()).toMatch(/drift \(the interface\): Content-Type is "text\/html", not application\/json/)
       expect(cli.stderr()).toBe('')
       expect(cli.stdout()).not.toMatch(/\n\s+at /)
     } finally {
@@ -325,39 +430,115 @@ describe('verify against servers that answer badly', () => {
     }
   })
 
-  it("reads row by row against a server unlike the interface: each row's own rule first, shared problems once, stored writes counted and stopped", async () => {
-    // Like json-server over the fixtures: every pet, ids as strings, no limit, no key; a POST stores.
+  /** Like json-server over the fixtures: every pet, ids as strings, no limit, no key; a POST stores. */
+  async function lenient() {
     const pets = Array.from({ length: 37 }, (_, index) => ({
       id: String(index + 1),
       name: `Pet ${index + 1}`,
       categoryId: 1,
     }))
-    let posts = 0
-    const server = await fake((request, response) => {
-      if (request.method === 'POST') posts++
+    return fake((request, response) => {
       const status = request.method === 'POST' ? 201 : 200
       const body = request.method === 'POST' ? pets[0] : /\/pets\/[^/?]+/.test(request.url ?? '') ? pets[0] : pets
       response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))
     })
+  }
+
+  it('sends a lenient server nothing it could store by default, and says what it did not send and which flag sends it', async () => {
+    const server = await lenient()
     try {
-      const { cli } = await verify([server.url])
+      const { code, cli } = await verify([server.url])
+      expect(code).toBe(1)
+      // Reads only: no POST, PUT or DELETE reached it.
+      expect(server.methods.length).toBeGreaterThan(readsOnly)
+      expect(new Set(server.methods)).toEqual(new Set(['GET', 'HEAD']))
+      const out = cli.stdout()
+      // Its ids are strings: no pet to read one by, and the rows that would are named too.
+      expect(out).toContain(
+        `Not sent: ${refusedWrites} writes the interface says must be refused (a create without a key, a bad body), which a lenient server may store: --refused-writes sends them; ${writes} writes that create data: --writes sends them, for staging only; 6: GET /pets?limit=1 listed no pet with an integer id to read.`,
+      )
+      expect(out).not.toContain('may have stored')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('sends the refused writes with --refused-writes: the one stored is counted, and no more of its kind sent', async () => {
+    const server = await lenient()
+    try {
+      const { cli } = await verify([server.url, '--refused-writes'])
+      expect(server.methods.filter((method) => method === 'POST')).toHaveLength(1)
+      expect(server.methods.filter((method) => method !== 'GET' && method !== 'HEAD')).toEqual(['POST'])
+      const out = cli.stdout()
+      expect(out).toMatch(
+        /^Stored: the server answered 2xx to 1 write the interface says it must refuse \(POST \/pets\): it may have stored 1 record\. No more writes of that kind were sent \(\d+ rows? skipped\)\.$/m,
+      )
+      expect(out).not.toContain('--refused-writes sends them')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('opens with the verdict and what to do next, then one line per difference by rule, in at most about 40 lines', async () => {
+    const server = await lenient()
+    try {
+      const { code, cli } = await verify([server.url])
+      expect(code).toBe(1)
       const out = cli.stdout()
       const lines = out.split('\n')
-      // The row of the default list: its own rule leads its findings.
-      const row = lines.findIndex((line) => line.endsWith('GET /pets answers 200 with at most 20 pets'))
-      expect(row, out).toBeGreaterThan(-1)
-      expect(lines[row + 1]).toMatch(/drift: 37 pets where at most 20$/)
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^Drift: \\d+ cases break a rule of the interface at ${server.url.replace(/\./g, '\\.')} \\(${cases.length} cases: \\d+ same, \\d+ drift, \\d+ notes?, \\d+ skipped; exit 1\\)\\.$`,
+        ),
+      )
+      expect(lines[1]).toMatch(
+        /^Next: the server breaks the rules of the interface document named below, .* --verbose lists every case/,
+      )
+      expect(lines.length).toBeLessThanOrEqual(REPORT_LINES)
+      // The drift section, by the interface document's sections; then the notes, by item.
+      const drift = lines.indexOf('Drift: rules of the interface document the server breaks')
+      const notes = lines.indexOf('Notes: where the interface is silent, the server chose otherwise than the sandbox')
+      expect(drift).toBeGreaterThan(1)
+      expect(notes).toBeGreaterThan(drift)
+      // Each rule: how many cases differ on it, and the first of them on the same line.
+      expect(lines).toContain(
+        '  Authentication (4 cases): GET /pets without an Authorization header answers 401: status 200, where the sandbox answers 401',
+      )
+      // A list's own rule leads its line; the string ids every list shares are said once.
+      expect(lines).toContain(
+        '  GET /pets (15 cases): GET /pets answers 200 with at most 20 pets: 37 pets where at most 20',
+      )
+      expect(out.match(/id must be an integer/g)).toHaveLength(1)
+      expect(out).toContain('  in every case with pets: every pet: id must be an integer')
+      // More differences than fit: the cut says how many, and where the rest are.
+      expect(out).toMatch(/^ {4}and \d+ more \(--verbose lists them\)$/m)
+      expect(out).not.toContain('Every case:')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('--verbose shows every case and every difference, each labelled by its own rule', async () => {
+    const server = await lenient()
+    try {
+      const { code, cli } = await verify([server.url, '--verbose'])
+      expect(code).toBe(1)
+      const out = cli.stdout()
+      expect(out).not.toContain('more (--verbose lists them)')
       // A list is a list: the server's string ids are named as such, never "an empty list".
       expect(out).not.toContain('here an empty list')
-      // "id must be an integer" is every row's: said once, under the summary.
-      expect(out.match(/id must be an integer/g)).toHaveLength(1)
-      expect(out).toContain('  in every row with pets: every pet: id must be an integer')
-      // One refused create was taken; no other was sent.
-      expect(posts).toBe(1)
-      expect(out).toMatch(
-        /The server answered 2xx to 1 write the interface says it must refuse \(POST \/pets\): it may have stored 1 record\. No more writes of that kind were sent \(\d+ rows? skipped\)\./,
-      )
-      expect(out).toContain('the server stored a refused POST /pets earlier: no more are sent')
+      const table = out.slice(out.indexOf('\nEvery case:\n'))
+      for (const row of cases) expect(table, row.name).toContain(row.name)
+      // A choice row whose answer breaks the document drifts, and its lines say which rule each is.
+      const trailing = table
+        .split('\n')
+        .findIndex((line) => line.endsWith('GET /pets/ with a trailing slash is the list'))
+      const [row = '', ...findings] = table.split('\n').slice(trailing, trailing + 3)
+      expect(row).toMatch(/^DRIFT +choice /)
+      expect(findings).toEqual([
+        '         note (Trailing slash): 37 pets where at most 20',
+        expect.stringMatching(/^ {9}drift \(the interface\): the body is not a list of Pets: /) as unknown,
+      ])
     } finally {
       await server.close()
     }
@@ -385,8 +566,12 @@ describe('verify against servers that answer badly', () => {
         'the body is not a list of Pets: body.0 must be an object, got [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[...',
       )
       expect(findings).toContain('status 0, where the sandbox answers 200')
-      // With --json the summary goes to stderr: one line, no stack.
-      expect(cli.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1: 102 cases, .*\n$/)
+      // With --json the verdict goes to stderr: one line, no stack.
+      expect(cli.stderr()).toMatch(
+        new RegExp(
+          `^Drift: \\d+ cases break a rule of the interface at http://127\\.0\\.0\\.1:\\d+/v1 \\(${cases.length} cases: .*; exit 1\\)\\.\n$`,
+        ),
+      )
       expect(cli.stderr()).not.toMatch(/\n\s+at /)
     } finally {
       await server.close()
@@ -413,8 +598,13 @@ describe('verify against servers that answer badly', () => {
   })
 
   it("keeps a long report whole through a pipe, and a server's text out of the terminal's control", async () => {
-    const code = `\u001b[2J${'x'.repeat(2000)}`
-    const server = await fake((_request, response) => {
+    const code = `\u001b[2J${'x'.repeat(4000)}`
+    const server = await fake((request, response) => {
+      // A list at the first probe, so that the base URL is the API's; a 404 with a long code to the rest.
+      if (request.url === '/v1/pets?limit=1') {
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end('[]')
+        return
+      }
       response
         .writeHead(404, { 'Content-Type': 'application/json' })
         .end(JSON.stringify({ code, message: 'no', status: 404 }))
@@ -424,12 +614,12 @@ describe('verify against servers that answer badly', () => {
       expect(json.cli.stdout().length).toBeGreaterThan(128 * 1024)
       const report = JSON.parse(json.cli.stdout()) as Report
       expect(report.cases.length).toBe(cases.length)
-      const table = await verifyProcess([server.url])
+      const table = await verifyProcess([server.url, '--verbose'])
       expect(table.cli.stdout()).not.toContain('\u001b')
       // A cell is cut at 40 characters and a finding's line at 300, whatever the server sends.
       for (const line of table.cli.stdout().split('\n')) expect(line.length).toBeLessThan(400)
       expect(table.cli.stdout()).not.toContain('x'.repeat(301))
-      expect(table.cli.stdout()).toMatch(/: \d+ cases, /)
+      expect(table.cli.stdout()).toMatch(/^Drift: \d+ cases break a rule of the interface at /)
     } finally {
       await server.close()
     }
@@ -447,6 +637,11 @@ describe('verify against servers that answer badly', () => {
       expect(cli.stderr()).toBe(
         'petstore-sandbox verify: the server answered 401 to GET /v1/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY\n',
       )
+      // The report's next step is the key, not the drift every row shows because of it.
+      expect(cli.stdout().split('\n').slice(1, 3)).toEqual([
+        'Next: the server answered 401 to GET /v1/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY.',
+        expect.stringMatching(/^Not sent: /) as unknown,
+      ])
     } finally {
       await server.close()
     }
@@ -499,7 +694,9 @@ describe('verify when it cannot run', () => {
     expect(code).toBe(0)
     for (const option of [
       '--api-key',
+      '--refused-writes',
       '--writes',
+      '--verbose',
       '--json',
       '--junit',
       '--strict',

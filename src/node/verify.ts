@@ -1,10 +1,11 @@
 /**
  * `petstore-sandbox verify <api-url>`: the behaviour table against a live server and an
- * in-process sandbox, side by side, then a table (or JSON) on stdout and JUnit XML if asked.
- * Exit 0 when no rule of the interface differs, 1 on drift, 2 on a usage error or a server that
- * cannot be reached; each with one line, never a stack trace. The rows, the comparison and the
- * report are the core's (src/core/verify); the command and its options are declared in cli.ts;
- * this file checks the URL and the key, runs the table and carries the bytes.
+ * in-process sandbox, side by side, then a text report (or JSON) on stdout and JUnit XML if
+ * asked. Exit 0 when no rule of the interface differs, 1 on drift, 2 on a usage error, a server
+ * that cannot be reached, or a base URL that answers nothing like the API; each with one line,
+ * never a stack trace. The rows, the comparison and the report are the core's (src/core/verify);
+ * the command and its options are declared in cli.ts; this file checks the URL and the key, runs
+ * the table and carries the bytes.
  *
  * May import: node:*, and the Node adapter. Never msw.
  */
@@ -12,15 +13,8 @@ import { writeFile } from 'node:fs/promises'
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
 import type { PlainAnswer } from '../core/http/http.js'
 import { Unreachable, type Side } from '../core/verify/judge.js'
-import {
-  exitCodeOf,
-  reportJson,
-  reportJunit,
-  reportTable,
-  summaryLine,
-  type ReportMeta,
-} from '../core/verify/report.js'
-import { verify } from '../core/verify/run.js'
+import { exitCodeOf, reportJson, reportJunit, reportText, summaryLine, type ReportMeta } from '../core/verify/report.js'
+import { NotTheApi, verify } from '../core/verify/run.js'
 import { createSandboxCore } from '../core/sandbox.js'
 import { exchange, ExchangeFailure } from './http-client.js'
 import { packageVersion } from './package-files.js'
@@ -30,6 +24,8 @@ import { paintFor } from './terminal.js'
 export interface VerifyOptions {
   apiKey: string
   writes?: boolean
+  refusedWrites?: boolean
+  verbose?: boolean
   junit?: string
   json?: boolean
   strict?: boolean
@@ -67,6 +63,8 @@ async function verifyAndReport(url: URL, options: VerifyOptions): Promise<never>
     version: packageVersion(),
     strict: options.strict === true,
     writes: options.writes === true,
+    refusedWrites: options.refusedWrites === true,
+    verbose: options.verbose === true,
   }
   let report
   try {
@@ -76,8 +74,16 @@ async function verifyAndReport(url: URL, options: VerifyOptions): Promise<never>
       serverKey: options.apiKey,
       sandboxKey: DEFAULT_API_KEY,
       writes: meta.writes,
+      refusedWrites: meta.refusedWrites,
     })
   } catch (error) {
+    if (error instanceof NotTheApi) {
+      return exit(
+        2,
+        '',
+        `petstore-sandbox verify: ${meta.server} answers nothing like the Pet Store API: ${error.message}. No case was sent; give the API's base URL, with its version segment (e.g. https://staging.example.com/v1)`,
+      )
+    }
     if (!(error instanceof Unreachable)) throw error
     return exit(2, '', `petstore-sandbox verify: cannot reach ${meta.server}: ${error.message}`)
   }
@@ -86,7 +92,7 @@ async function verifyAndReport(url: URL, options: VerifyOptions): Promise<never>
   const out =
     options.json === true
       ? reportJson(report, meta)
-      : reportTable(report, meta, (kind, text) => paint(styles[kind], text))
+      : reportText(report, meta, (kind, text) => paint(styles[kind], text))
   const errors: string[] = [...report.hints.map((hint) => `petstore-sandbox verify: ${hint}`)]
   let code = exitCodeOf(report, meta.strict)
   if (options.junit !== undefined) {

@@ -105,10 +105,10 @@ function freePort(): Promise<number> {
   })
 }
 
-/** `petstore-sandbox verify <apiUrl> --json --junit FILE`, run to its end. */
-async function verify(apiUrl: string): Promise<VerifyRun> {
+/** `petstore-sandbox verify <apiUrl> --json --junit FILE [extra]`, run to its end. */
+async function verify(apiUrl: string, extra: string[] = []): Promise<VerifyRun> {
   const junitPath = join(scratch(), 'verify.xml')
-  const cli = spawnNode([BIN, 'verify', apiUrl, '--json', '--junit', junitPath])
+  const cli = spawnNode([BIN, 'verify', apiUrl, '--json', '--junit', junitPath, ...extra])
   const code = await cli.exited
   let report: Report
   try {
@@ -143,8 +143,12 @@ function expectDriftReport(run: VerifyRun): void {
       each.name,
     ).toBe(true)
   }
-  // stderr holds the summary line and nothing else: no warning, no stack trace.
-  expect(run.stderr).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+: ${report.cases.length} cases, [^\\n]*\\n$`))
+  // stderr holds the verdict line and nothing else: no warning, no stack trace.
+  expect(run.stderr).toMatch(
+    new RegExp(
+      `^Drift: \\d+ cases? breaks? a rule of the interface at http://127\\.0\\.0\\.1:\\d+ \\(${report.cases.length} cases: [^\\n]*; exit 1\\)\\.\\n$`,
+    ),
+  )
   expect(run.stderr).toContain(`${report.counts.drift} drift`)
 
   // The JUnit file: one testcase per case, and as many failures as drifting cases.
@@ -171,8 +175,9 @@ describe('verify against Prism 5 mocking openapi.json', () => {
     // The address is the port bound, not the 0 asked for.
     const [, origin = ''] = await waitFor(prism, /Prism is listening on (http:\/\/127\.0\.0\.1:\d+)/, STARTUP_MS)
     // Prism mocks each path at its root: the document's `/v1` server is relative, and Prism does
-    // not serve under it (GET /v1/pets is a 404 there). So the base URL is the bare origin.
-    run = await verify(origin)
+    // not serve under it (GET /v1/pets is a 404 there). So the base URL is the bare origin. Prism
+    // stores nothing, so the writes the interface refuses are sent too.
+    run = await verify(origin, ['--refused-writes'])
   }, INSTALL_AND_RUN_MS)
 
   it('exits 1, its JSON and JUnit reports agreeing', () => {
@@ -267,7 +272,10 @@ describe('verify against Prism 5 mocking openapi.json', () => {
 })
 
 describe('verify against json-server serving the seed pets', () => {
+  /** By default, and with --refused-writes. */
   let run: VerifyRun
+  let withRefused: VerifyRun
+  let stored: { before: number; byDefault: number; withRefused: number }
 
   beforeAll(async () => {
     const { JSON_SERVER_VERSION } = (await import(BENCH_SERVERS)) as { JSON_SERVER_VERSION: string }
@@ -282,9 +290,24 @@ describe('verify against json-server serving the seed pets', () => {
     const port = await freePort()
     const server = startPeer([bin, '--port', String(port), 'db.json'], directory)
     await waitFor(server, /started on PORT :\d+/, STARTUP_MS)
-    // json-server's routes are at its root.
+    // json-server's routes are at its root. It stores what it is sent: count its pets around each run.
+    const pets = async () => ((await (await fetch(`http://127.0.0.1:${port}/pets`)).json()) as unknown[]).length
+    const before = await pets()
     run = await verify(`http://127.0.0.1:${port}`)
+    const byDefault = await pets()
+    withRefused = await verify(`http://127.0.0.1:${port}`, ['--refused-writes'])
+    stored = { before, byDefault, withRefused: await pets() }
   }, INSTALL_AND_RUN_MS)
+
+  it('stores nothing on json-server by default: the writes it could store are not sent, and the report says so', () => {
+    expect(stored.before).toBeGreaterThan(0)
+    expect(stored.byDefault).toBe(stored.before)
+    expect(run.report.stored).toBeUndefined()
+    expect(run.report.refusedWrites).toBe(false)
+    const notSent = run.report.cases.filter((each) => each.method !== 'GET' && each.method !== 'HEAD')
+    expect(notSent.length).toBeGreaterThan(0)
+    for (const each of notSent) expect(each.kind, each.name).toBe('skipped')
+  })
 
   it('exits 1, its JSON and JUnit reports agreeing', () => {
     expectDriftReport(run)
@@ -298,7 +321,7 @@ describe('verify against json-server serving the seed pets', () => {
     // And its ids are strings: json-server 1.0 stores every id as one.
     expect(list.findings).toContainEqual(drift('the body is not a list of Pets: body.0.id must be an integer, got "1"'))
 
-    const create = row(run, 'POST /pets without an Authorization header answers 401')
+    const create = row(withRefused, 'POST /pets without an Authorization header answers 401')
     expect(create).toMatchObject({ kind: 'drift', sandbox: '401 unauthorized', server: '201' })
     expect(create.findings[0]).toEqual(drift('status 201, where the sandbox answers 401'))
   })
@@ -312,12 +335,14 @@ describe('verify against json-server serving the seed pets', () => {
     }
   })
 
-  it('stops sending json-server the bodies the interface refuses once it has stored one, and counts it', () => {
+  it('with --refused-writes, stops sending json-server the bodies the interface refuses once it has stored one, and counts it', () => {
     // The create without a key was stored (above): one record, and no other POST /pets is sent.
-    expect(run.report.stored).toMatchObject({ count: 1, kinds: ['POST /pets'] })
-    expect(run.report.stored?.skipped).toBeGreaterThan(5)
+    expectDriftReport(withRefused)
+    expect(withRefused.report.stored).toMatchObject({ count: 1, kinds: ['POST /pets'] })
+    expect(withRefused.report.stored?.skipped).toBeGreaterThan(5)
+    expect(stored.withRefused).toBe(stored.before + 1)
     for (const name of ['a missing name is refused', 'a form-encoded body is refused']) {
-      expect(row(run, name)).toMatchObject({ kind: 'skipped', reason: STORED })
+      expect(row(withRefused, name)).toMatchObject({ kind: 'skipped', reason: STORED })
     }
   })
 

@@ -11,7 +11,7 @@
  *
  * Paths are under the API's base URL. `{petId}` is a pet the server has, `{missingId}` one it
  * has not. Rows marked `writes` create data wherever they are not refused: `verify` sends them
- * only with `--writes`.
+ * only with `--writes`; other rows that are not reads only with `--refused-writes` (`sendsOf`).
  *
  * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
@@ -92,6 +92,20 @@ export interface Case {
    * `%2e%2e` segments before sending: such a client cannot send this row (verify sends it raw).
    */
   readonly raw?: boolean
+}
+
+/**
+ * What sending a row may change on a server: nothing (`read`: GET, HEAD); nothing on a server that
+ * keeps the interface, but a record on one that does not (`refused-write`: a write the document
+ * says must be refused, such as a create without a key, which json-server stores); or data
+ * (`write`: the rows marked `writes`). verify sends reads by default, refused writes with
+ * --refused-writes, and both kinds of write with --writes.
+ */
+export type Sends = 'read' | 'refused-write' | 'write'
+
+export function sendsOf(row: Case): Sends {
+  if (row.writes === true) return 'write'
+  return row.method === 'GET' || row.method === 'HEAD' ? 'read' : 'refused-write'
 }
 
 /** The credential of the key in use, as the interface shows it. */

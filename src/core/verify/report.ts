@@ -1,13 +1,13 @@
 /**
- * A verify report in the three forms a user asks for: a table for the terminal, JSON for
- * scripts, JUnit XML for CI dashboards. And its exit code: 0 when no `interface` row differs
+ * A verify report in the three forms a user asks for: text for the terminal (verdict first, then
+ * the differences by rule), JSON for scripts, JUnit XML for CI dashboards. And its exit code: 0 when no `interface` row differs
  * (with --strict, no row at all), 1 on drift.
  *
  * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { CaseSource, SilentTopic } from './cases.js'
+import { SILENT_TOPICS, type CaseSource, type SilentTopic } from './cases.js'
 import type { Finding } from './judge.js'
-import type { CaseResult, Kind, VerifyReport } from './run.js'
+import { NOT_SENT, type CaseResult, type Kind, type VerifyReport } from './run.js'
 
 export interface ReportMeta {
   /** The server as the user named it. */
@@ -15,6 +15,9 @@ export interface ReportMeta {
   readonly version: string
   readonly strict: boolean
   readonly writes: boolean
+  readonly refusedWrites: boolean
+  /** Every case in the text report, each difference whole; otherwise at most about 40 lines. */
+  readonly verbose?: boolean
 }
 
 /** 2 when the server stopped answering; 1 when an `interface` row differs, or with --strict any row; else 0. */
@@ -25,12 +28,201 @@ export function exitCodeOf(report: VerifyReport, strict: boolean): 0 | 1 | 2 {
 
 const MARKS: Readonly<Record<Kind, string>> = { same: 'same', drift: 'DRIFT', note: 'note', skipped: 'skip' }
 
-/** One line per row, its findings under it, one line each; then the summary. */
-export function reportTable(
+/** About how many lines the text report takes without --verbose: a screen, read cold. */
+export const REPORT_LINES = 40
+
+/**
+ * The text report, in the order a reader needs it: the verdict, what to do next, what was not
+ * sent and why; then one line per difference, grouped by the rule it breaks (the interface
+ * document's section, then each item of "Where the interface is silent"), cut to fit about
+ * REPORT_LINES lines. With --verbose, every difference, then every case.
+ */
+export function reportText(
   report: VerifyReport,
   meta: ReportMeta,
   paint: (style: Kind, text: string) => string,
 ): string {
+  const head = [summaryLine(report, meta), ...nextLines(report, meta), ...notSentLines(report), ...storedLines(report)]
+  const shared = sharedProblems(report.results)
+  // "More problems" counts what the check left unsaid: --verbose and --json keep it; a line here names a problem.
+  const sharedShown = [...shared].filter((problem) => !problem.startsWith('more problems: '))
+  const sections = differenceSections(report.results, shared)
+  const groups = sections.flatMap((section) => section.groups)
+  // Fixed lines: the head, a blank line and a heading per section, a line per group, the shared problems.
+  const fixed = head.length + sections.length * 2 + groups.length + sharedShown.length
+  const cap = meta.verbose === true ? Number.POSITIVE_INFINITY : capFor(groups, REPORT_LINES - fixed)
+  const lines = head.map((line, index) => (index === 0 ? paint(verdictStyle(report, meta), line) : line))
+  for (const section of sections) {
+    lines.push('', paint(section.kind, section.title))
+    if (section.kind === 'drift') {
+      for (const problem of sharedShown) lines.push(`  in every case with pets: ${cell(problem, LINE)}`)
+    }
+    for (const group of section.groups) {
+      // The rule, how many cases differ on it, and the first of them: every rule shows one case.
+      const [first = '', ...rest] = group.lines
+      lines.push(`  ${group.rule} (${group.lines.length} case${group.lines.length === 1 ? '' : 's'}): ${first}`)
+      const shown = rest.slice(0, cap)
+      for (const line of shown) lines.push(`    ${line}`)
+      const more = rest.length - shown.length
+      if (more > 0 && shown.length > 0) lines.push(`    and ${more} more (--verbose lists them)`)
+    }
+  }
+  if (meta.verbose === true) lines.push('', ...everyCase(report, paint))
+  return lines.join('\n')
+}
+
+/**
+ * How many lines each group may show under its heading (which holds its first case) so that the
+ * report fits in `room`: the largest count for which those lines, with an "and N more" line
+ * under each group cut short, fit. 0 leaves each group its heading, which counts its cases.
+ */
+function capFor(groups: readonly { lines: readonly string[] }[], room: number): number {
+  const longest = Math.max(0, ...groups.map((group) => group.lines.length - 1))
+  const cost = (cap: number) =>
+    groups.reduce((sum, { lines }) => {
+      const rest = lines.length - 1
+      return sum + (rest <= cap ? rest : cap + (cap > 0 ? 1 : 0))
+    }, 0)
+  let cap = longest
+  while (cap > 0 && cost(cap) > room) cap--
+  return cap
+}
+
+function verdictStyle(report: VerifyReport, meta: ReportMeta): Kind {
+  if (report.stopped !== undefined || report.counts.drift > 0 || (meta.strict && report.counts.note > 0)) {
+    return 'drift'
+  }
+  return report.counts.note > 0 ? 'note' : 'same'
+}
+
+/**
+ * What the reader does next, after the verdict. The first cause found is the one to act on: a
+ * server that stopped answering, then a key refused on the first read (every row drifts from
+ * it), then drift, then notes.
+ */
+function nextLines(report: VerifyReport, meta: ReportMeta): string[] {
+  const { drift, note } = report.counts
+  const more =
+    meta.verbose === true ? '--json keeps every finding.' : '--verbose lists every case, --json every finding.'
+  if (report.stopped !== undefined) {
+    return [`Next: ${report.stopped}; the rows after it were not compared. Run verify again once the server answers.`]
+  }
+  if (report.hints.length > 0) return report.hints.map((hint) => `Next: ${hint}.`)
+  if (drift > 0) {
+    return [
+      `Next: the server breaks the rules of the interface document named below, so tests that pass against the sandbox may fail against it there. Fix the server, or take each up with its owners. ${more}`,
+    ]
+  }
+  if (note > 0) {
+    return [
+      `Next: ${meta.strict ? 'with --strict, notes fail' : 'nothing fails'}. Each note is a point the interface leaves open where the server chose otherwise than the sandbox: a test that relies on the sandbox's choice there may fail against it. ${more}`,
+    ]
+  }
+  return ['Next: nothing. In every case sent, the server keeps the rules the sandbox keeps.']
+}
+
+/** The rows a flag would send, and the flag; then any other reason a row was skipped. */
+function notSentLines(report: VerifyReport): string[] {
+  const reasons = new Map<string, number>()
+  for (const result of report.results) {
+    if (result.reason !== undefined) reasons.set(result.reason, (reasons.get(result.reason) ?? 0) + 1)
+  }
+  const parts: string[] = []
+  const refused = reasons.get(NOT_SENT.refusedWrite) ?? 0
+  const writes = reasons.get(NOT_SENT.write) ?? 0
+  if (refused > 0) {
+    parts.push(
+      `${refused} write${refused === 1 ? '' : 's'} the interface says must be refused (a create without a key, a bad body), which a lenient server may store: --refused-writes sends them`,
+    )
+  }
+  if (writes > 0)
+    parts.push(`${writes} write${writes === 1 ? '' : 's'} that create data: --writes sends them, for staging only`)
+  for (const [reason, count] of reasons) {
+    if (reason !== NOT_SENT.refusedWrite && reason !== NOT_SENT.write) parts.push(`${count}: ${reason}`)
+  }
+  return parts.length === 0 ? [] : [`Not sent: ${parts.join('; ')}.`]
+}
+
+interface Group {
+  readonly rule: string
+  readonly lines: string[]
+}
+
+interface Section {
+  readonly kind: 'drift' | 'note'
+  readonly title: string
+  readonly groups: readonly Group[]
+}
+
+/** The sections of the interface document a difference can break, by their titles, in the document's order. */
+const INTERFACE_RULES = ['Authentication', 'GET /pets', 'POST /pets', 'GET /pets/{petId}', 'Errors'] as const
+
+/** The interface's section a row's drift falls under: its 401, else its operation's, else the Error's shape. */
+function interfaceRuleOf(result: CaseResult): (typeof INTERFACE_RULES)[number] {
+  const row = result.case
+  if (row.source === 'interface' && row.status === 401) return 'Authentication'
+  if (row.operation === 'listPets') return 'GET /pets'
+  if (row.operation === 'createPet') return 'POST /pets'
+  if (row.operation === 'getPet') return 'GET /pets/{petId}'
+  return 'Errors'
+}
+
+/**
+ * One line per case and rule it differs on: the case, then its first difference under that rule.
+ * A `choice` case whose answer also breaks the document (not JSON, no Error body) has a drift line
+ * under the document's section and a note under its item. Problems every case with pets shares
+ * are left out here: the drift section says them once.
+ */
+function differenceSections(results: readonly CaseResult[], shared: ReadonlySet<string>): Section[] {
+  const drift = new Map<string, string[]>(INTERFACE_RULES.map((rule) => [rule, []]))
+  const notes = new Map<string, string[]>(SILENT_TOPICS.map((topic) => [topic, []]))
+  for (const result of results) {
+    // "More problems" counts what the check left unsaid: --verbose and --json keep it; a line here names a problem.
+    const own = result.findings.filter(
+      (finding) => !shared.has(sharedForm(finding)) && !finding.message.startsWith('more problems: '),
+    )
+    const byRule = new Map<string[], Finding[]>()
+    for (const finding of own) {
+      const group =
+        finding.source === 'interface'
+          ? drift.get(interfaceRuleOf(result))
+          : notes.get(finding.topic ?? result.case.topic ?? '')
+      if (group === undefined) continue
+      byRule.set(group, [...(byRule.get(group) ?? []), finding])
+    }
+    for (const [group, findings] of byRule) group.push(differenceLine(result, findings))
+  }
+  const groupsOf = (map: Map<string, string[]>) =>
+    [...map].filter(([, lines]) => lines.length > 0).map(([rule, lines]) => ({ rule, lines }))
+  const sections: Section[] = []
+  const driftGroups = groupsOf(drift)
+  if (driftGroups.length > 0 || shared.size > 0) {
+    sections.push({
+      kind: 'drift',
+      title: 'Drift: rules of the interface document the server breaks',
+      groups: driftGroups,
+    })
+  }
+  const noteGroups = groupsOf(notes)
+  if (noteGroups.length > 0) {
+    sections.push({
+      kind: 'note',
+      title: 'Notes: where the interface is silent, the server chose otherwise than the sandbox',
+      groups: noteGroups,
+    })
+  }
+  return sections
+}
+
+/** A case and its first difference under one rule: `GET /pets?limit=101 is refused: status 200, where ...`. */
+function differenceLine(result: CaseResult, findings: readonly Finding[]): string {
+  const [first] = findings
+  const more = findings.length > 1 ? ` (+${findings.length - 1} more)` : ''
+  return `${result.case.name}: ${cell(first?.message ?? '', LINE)}${more}`
+}
+
+/** --verbose: every case, what each side answered, and every difference under it, each labelled by its own rule. */
+function everyCase(report: VerifyReport, paint: (style: Kind, text: string) => string): string[] {
   const sandboxOf = (result: CaseResult) => cell(result.sandbox ?? '-', CELL)
   const serverOf = (result: CaseResult) => cell(result.server ?? '-', CELL)
   const width = (pick: (result: CaseResult) => string, title: string) =>
@@ -38,31 +230,27 @@ export function reportTable(
   const sandboxWidth = width(sandboxOf, 'sandbox')
   const serverWidth = width(serverOf, 'server')
   const lines = [
+    'Every case:',
     `${'kind'.padEnd(6)} ${'source'.padEnd(10)} ${'sandbox'.padEnd(sandboxWidth)}  ${'server'.padEnd(serverWidth)}  case`,
   ]
-  const shared = sharedProblems(report.results)
   for (const result of report.results) {
     const mark = paint(result.kind, MARKS[result.kind].padEnd(6))
-    const name = result.reason === undefined ? result.case.name : `${result.case.name} (${result.reason})`
+    const name =
+      result.reason !== undefined
+        ? `${result.case.name} (${result.reason})`
+        : result.kind === 'same' && result.sandbox !== result.server
+          ? `${result.case.name} (the rule held; the data differ: each side has pets of its own)`
+          : result.case.name
     lines.push(
       `${mark} ${result.case.source.padEnd(10)} ${sandboxOf(result).padEnd(sandboxWidth)}  ${serverOf(result).padEnd(serverWidth)}  ${name}`,
     )
-    // The row's own findings; a problem every row shares is said once, under the summary.
-    const own = result.findings.filter((finding) => !shared.has(sharedForm(finding)))
-    for (const finding of own) {
-      const label = finding.source === 'interface' ? 'drift' : `note (${finding.topic ?? 'choice'})`
-      lines.push(
-        `         ${paint(finding.source === 'interface' ? 'drift' : 'note', label)}: ${cell(finding.message, LINE)}`,
-      )
-    }
-    if (own.length === 0 && result.findings.length > 0) {
-      lines.push(`         ${paint('drift', 'drift')}: only the problems every row shares (below)`)
+    for (const finding of result.findings) {
+      const drift = finding.source === 'interface'
+      const label = drift ? 'drift (the interface)' : `note (${finding.topic ?? 'choice'})`
+      lines.push(`         ${paint(drift ? 'drift' : 'note', label)}: ${cell(finding.message, LINE)}`)
     }
   }
-  lines.push('', summaryLine(report, meta))
-  for (const problem of shared) lines.push(`  in every row with pets: ${cell(problem, LINE)}`)
-  for (const line of storedLines(report)) lines.push(line)
-  return lines.join('\n')
+  return lines
 }
 
 /**
@@ -95,7 +283,7 @@ function storedLines(report: VerifyReport): string[] {
   if (stored === undefined) return []
   const records = `${stored.count} record${stored.count === 1 ? '' : 's'}`
   return [
-    `The server answered 2xx to ${stored.count} write${stored.count === 1 ? '' : 's'} the interface says it must refuse (${stored.kinds.join(', ')}): it may have stored ${records}. No more writes of ${stored.kinds.length === 1 ? 'that kind were' : 'those kinds were'} sent (${stored.skipped} row${stored.skipped === 1 ? '' : 's'} skipped).`,
+    `Stored: the server answered 2xx to ${stored.count} write${stored.count === 1 ? '' : 's'} the interface says it must refuse (${stored.kinds.join(', ')}): it may have stored ${records}. No more writes of ${stored.kinds.length === 1 ? 'that kind were' : 'those kinds were'} sent (${stored.skipped} row${stored.skipped === 1 ? '' : 's'} skipped).`,
   ]
 }
 
@@ -112,23 +300,23 @@ function cell(text: string, max: number): string {
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean
 }
 
-/** The one-line summary: counts, and what the exit code means. */
+/**
+ * The verdict, first line of the text report (and stderr's one line with --json): what it means,
+ * where, the counts, and the exit code. `Drift: 3 cases break a rule of the interface at
+ * https://staging.example.com/v1 (102 cases: 71 same, 3 drift, 0 notes, 28 skipped; exit 1).`
+ */
 export function summaryLine(report: VerifyReport, meta: ReportMeta): string {
   const { same, drift, note, skipped } = report.counts
-  const total = report.results.length
+  const cases = (count: number) => `${count} case${count === 1 ? '' : 's'}`
   const verdict =
-    drift > 0
-      ? `drift: ${drift} case${drift === 1 ? '' : 's'} of the interface differ${drift === 1 ? 's' : ''}`
-      : meta.strict && note > 0
-        ? `--strict: ${note} choice${note === 1 ? '' : 's'} of the sandbox differ${note === 1 ? 's' : ''}`
-        : 'no drift from the interface'
-  const reasons = new Map<string, number>()
-  for (const result of report.results) {
-    if (result.reason !== undefined) reasons.set(result.reason, (reasons.get(result.reason) ?? 0) + 1)
-  }
-  const skippedNote =
-    reasons.size === 0 ? '' : ` (${[...reasons].map(([reason, count]) => `${count}: ${reason}`).join('; ')})`
-  return `${meta.server}: ${total} cases, ${same} same, ${drift} drift, ${note} note${note === 1 ? '' : 's'}, ${skipped} skipped${skippedNote}. ${verdict[0]?.toUpperCase() ?? ''}${verdict.slice(1)}.`
+    report.stopped !== undefined
+      ? 'Stopped: the server stopped answering, and the cases after that were not compared,'
+      : drift > 0
+        ? `Drift: ${cases(drift)} break${drift === 1 ? 's' : ''} a rule of the interface`
+        : meta.strict && note > 0
+          ? `Drift (--strict): ${cases(note)} differ${note === 1 ? 's' : ''} where the sandbox chose,`
+          : 'No drift: no case breaks a rule of the interface'
+  return `${verdict} at ${meta.server} (${cases(report.results.length)}: ${same} same, ${drift} drift, ${note} note${note === 1 ? '' : 's'}, ${skipped} skipped; exit ${exitCodeOf(report, meta.strict)}).`
 }
 
 /** What `verify --json` writes: the run, its counts, and every row with its findings. */
@@ -138,10 +326,12 @@ export interface JsonReport {
   readonly server: string
   readonly strict: boolean
   readonly writes: boolean
+  /** The writes the interface says must be refused were sent (--refused-writes, or --writes). */
+  readonly refusedWrites: boolean
   readonly exitCode: 0 | 1 | 2
   /** Why the run stopped early, when it did. */
   readonly stopped?: string
-  /** What the first request suggests is wrong with the command (the key, the base URL). */
+  /** What the first request suggests is wrong with the command: the key. */
   readonly hints: readonly string[]
   readonly counts: Readonly<Record<Kind, number>>
   /** The problems of the pets every row with pets shares, said once (`every pet: id must be an integer`). */
@@ -171,6 +361,7 @@ export function reportJson(report: VerifyReport, meta: ReportMeta): string {
     server: meta.server,
     strict: meta.strict,
     writes: meta.writes,
+    refusedWrites: meta.refusedWrites || meta.writes,
     exitCode: exitCodeOf(report, meta.strict),
     ...(report.stopped !== undefined && { stopped: report.stopped }),
     hints: report.hints,

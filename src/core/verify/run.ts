@@ -1,13 +1,15 @@
 /**
  * Runs the behaviour table against a live server and the sandbox side by side, row by row, and
  * sorts each row: `same`, `drift` (a rule of the interface document differs), `note` (only a
- * choice of the sandbox's differs), or `skipped` (a write without --writes, a read of a pet the
- * server does not have). Transport-free: each side is a `send`.
+ * choice of the sandbox's differs), or `skipped` (a write not asked for, a read of a pet the
+ * server does not have). A base URL whose first answer is nothing like the API's stops the run
+ * before its first row (`NotTheApi`). Transport-free: each side is a `send`.
  *
  * May import: core/verify, core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { cases as allCases, type Case } from './cases.js'
+import { cases as allCases, sendsOf, type Case } from './cases.js'
 import { unlistedStatus } from '../api/answer-check.js'
+import { isPlainObject } from '../api/contract.js'
 import type { PlainAnswer } from '../http/http.js'
 import { codeOf, differences, judge, Unreachable, type Context, type Finding, type Pet, type Side } from './judge.js'
 
@@ -31,7 +33,7 @@ export interface VerifyReport {
   readonly counts: Readonly<Record<Kind, number>>
   /** Why the run stopped before its last row: the server could no longer be reached. */
   readonly stopped?: string
-  /** What the first request suggests is wrong with the command itself: the key, the base URL. */
+  /** What the first request suggests is wrong with the command itself: the key. */
   readonly hints: readonly string[]
   /**
    * Writes the interface says must be refused that the server answered 2xx (each may have stored
@@ -46,8 +48,13 @@ export interface VerifyRun {
   /** The key sent to the server; the sandbox gets its own. */
   readonly serverKey: string
   readonly sandboxKey: string
-  /** Send the rows that create data. */
+  /** Send the rows that create data, and the writes the interface refuses. */
   readonly writes: boolean
+  /**
+   * Send the writes the interface says must be refused (a create without a key, a bad body): a
+   * server that keeps the interface stores nothing from them, a lenient one may.
+   */
+  readonly refusedWrites: boolean
   readonly cases?: readonly Case[]
   /** Told of each row as it is done, for a progress line. */
   readonly onResult?: (result: CaseResult) => void
@@ -56,16 +63,32 @@ export interface VerifyRun {
 /** An id no store holds: the largest integer every JSON reader keeps exactly. */
 const MISSING_ID = String(Number.MAX_SAFE_INTEGER)
 
+/** Why a row was not sent, for the rows a flag sends: the report names the flag from these. */
+export const NOT_SENT = {
+  write: 'creates data: --writes sends it',
+  refusedWrite: 'a write the interface refuses, which a lenient server may store: --refused-writes sends it',
+} as const
+
+/**
+ * The base URL's first answer is nothing like the API's: no row is sent. Like Unreachable, the
+ * run has nothing to compare, and says so in one line.
+ */
+export class NotTheApi extends Error {
+  override readonly name = 'NotTheApi'
+}
+
 export async function verify(run: VerifyRun): Promise<VerifyReport> {
   const sandboxContext = await discover(run.sandbox, run.sandboxKey)
-  let serverContext: Context & { status: number }
+  let serverContext: Context & { answer: PlainAnswer }
   try {
     serverContext = await discover(run.server, run.serverKey)
   } catch (error) {
     if (error instanceof Unreachable) throw error
     throw new Unreachable(`no answer to GET ${run.server.base}/pets?limit=1: ${(error as Error).message}`)
   }
-  const hints = hintsOf(serverContext.status, run.server.base)
+  const unlike = unlikeTheApi(serverContext.answer, run.server.base)
+  if (unlike !== undefined) throw new NotTheApi(unlike)
+  const hints = hintsOf(serverContext.answer.status, run.server.base)
   const results: CaseResult[] = []
   let stopped: string | undefined
   // A write the interface refuses that the server took: the server may now hold a record, so no
@@ -114,15 +137,14 @@ export async function verify(run: VerifyRun): Promise<VerifyReport> {
   }
 }
 
-/** A write sent without --writes, which the interface says must be refused: its method and path. */
+/** A write the interface says must be refused (not one of --writes' own rows): its method and path. */
 function refusedWriteKind(row: Case): string | undefined {
-  if (row.writes === true || row.method === 'GET' || row.method === 'HEAD' || row.method === 'OPTIONS') return undefined
-  if (row.status < 400) return undefined
+  if (sendsOf(row) !== 'refused-write' || row.status < 400) return undefined
   return `${row.method} ${row.path.split('?')[0] ?? row.path}`
 }
 
-/** A pet the side has (the first it lists), for the rows that read one, and the status of that first read. */
-async function discover(side: Side, key: string): Promise<Context & { status: number }> {
+/** A pet the side has (the first it lists), for the rows that read one, and that first answer. */
+async function discover(side: Side, key: string): Promise<Context & { answer: PlainAnswer }> {
   const answer = await side.send('GET', `${side.base}/pets?limit=1`, { Authorization: `Bearer ${key}` })
   let petId: string | undefined
   try {
@@ -132,7 +154,31 @@ async function discover(side: Side, key: string): Promise<Context & { status: nu
   } catch {
     // No list to read a pet from: the rows that need one are skipped.
   }
-  return { petId, missingId: MISSING_ID, status: answer.status }
+  return { petId, missingId: MISSING_ID, answer }
+}
+
+/**
+ * Why the first answer, to listPets with the key, is nothing like the API's; undefined when it
+ * could be the API's, however drifted. The interface never answers listPets 404, so a 404 is no
+ * listPets at this base URL (a base URL without its version segment, another service), whatever
+ * its body. Otherwise the API answers a JSON list, or a JSON Error: a body that is neither (a
+ * page of HTML, a proxy's text) is another service, or a server that is down. 401 and 403 are the
+ * API refusing the key, body or none: the run goes on, with a hint.
+ */
+function unlikeTheApi(answer: PlainAnswer, base: string): string | undefined {
+  if (answer.status === 401 || answer.status === 403) return undefined
+  const type = answer.headers['content-type']?.split(';')[0]?.trim()
+  const said = `GET ${base}/pets?limit=1 answered ${answer.status}${type === undefined || type === '' ? '' : ` ${type}`}`
+  if (answer.status === 404) return `${said}: there is no listPets at this base URL`
+  let body: unknown
+  try {
+    body = JSON.parse(answer.body)
+  } catch {
+    return `${said}, not JSON: neither a list of pets nor an Error`
+  }
+  if (Array.isArray(body)) return undefined
+  if (isPlainObject(body) && (typeof body.code === 'string' || typeof body.message === 'string')) return undefined
+  return `${said}: neither a list of pets nor an Error`
 }
 
 /** When the first read already fails, the likely cause is the command's: say so once, not in every row. */
@@ -140,11 +186,6 @@ function hintsOf(status: number, base: string): string[] {
   if (status === 401 || status === 403) {
     return [
       `the server answered ${status} to GET ${base}/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY`,
-    ]
-  }
-  if (status === 404) {
-    return [
-      `the server answered 404 to GET ${base}/pets?limit=1: give the API's base URL, with its version segment (e.g. https://staging.example.com/v1)`,
     ]
   }
   return []
@@ -157,7 +198,11 @@ async function verifyRow(
   serverContext: Context,
 ): Promise<CaseResult> {
   const path = fill(row.path, serverContext)
-  if (row.writes === true && !run.writes) return skipped(row, path ?? row.path, 'creates data: --writes sends it')
+  const sends = sendsOf(row)
+  if (sends === 'write' && !run.writes) return skipped(row, path ?? row.path, NOT_SENT.write)
+  if (sends === 'refused-write' && !run.writes && !run.refusedWrites) {
+    return skipped(row, path ?? row.path, NOT_SENT.refusedWrite)
+  }
   if (path === undefined) return skipped(row, row.path, 'GET /pets?limit=1 listed no pet with an integer id to read')
   if (
     row.authorization !== undefined &&
