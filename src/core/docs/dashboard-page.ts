@@ -63,6 +63,8 @@ export function dashboardPage(options: DashboardPageOptions): string {
 </form>
 <div class="panels">
 
+${REQUESTS_PANEL}
+
 ${dataPanel(base, statusOptions)}
 
 ${CONTROLS_PANEL}
@@ -75,6 +77,26 @@ ${LIVE_PANELS}
 </html>
 `
 }
+
+/**
+ * The requests with their details, filled in by `main.ts`: first in the page, so on a wide screen
+ * the live journal is in the first screen, above the data and the controls (app.css).
+ */
+const REQUESTS_PANEL = `<section id="requests-panel" class="panel" aria-labelledby="journal-heading">
+<div class="journal-wrap">
+<div class="journal-side">
+<h2 id="journal-heading">Requests, newest first</h2>
+<p class="hint" id="journal-hint">Live. Arrow keys move between requests; Enter or Space shows one.</p>
+<div class="journal-head" aria-hidden="true"><span>Time</span><span>Method</span><span>Path</span><span>Status</span><span class="dur">Duration</span><span>Operation</span><span class="tenant">Tenant</span></div>
+<ol id="journal" class="journal" aria-labelledby="journal-heading" aria-describedby="journal-hint"></ol>
+<p id="journal-empty" class="hint">No requests yet.</p>
+</div>
+<section id="request-details" class="details" aria-labelledby="details-heading">
+<h3 id="details-heading">Request details</h3>
+<div id="details-body"><p class="hint">Select a request to see its headers and body.</p></div>
+</section>
+</div>
+</section>`
 
 /** Data: the pets table, its filter and pages, and the create form. */
 function dataPanel(base: string, statusOptions: string): string {
@@ -177,7 +199,7 @@ const CONTROLS_PANEL = `<section id="controls-panel" class="panel" aria-labelled
 <div id="state-error" class="alert" role="alert"></div>
 </section>`
 
-/** Health, traffic, and the requests with their details: filled in by `main.ts`. */
+/** Health and traffic: filled in by `main.ts`. */
 const LIVE_PANELS = `<section id="health-panel" class="panel" aria-labelledby="health-heading">
 <h2 id="health-heading">Health</h2>
 <div id="health-error" class="alert" role="alert"></div>
@@ -201,22 +223,6 @@ const LIVE_PANELS = `<section id="health-panel" class="panel" aria-labelledby="h
 <ul class="legend" id="chart-legend"></ul>
 <span id="chart-summary"></span></figcaption>
 </figure>
-</section>
-
-<section id="requests-panel" class="panel" aria-labelledby="journal-heading">
-<div class="journal-wrap">
-<div class="journal-side">
-<h2 id="journal-heading">Requests, newest first</h2>
-<p class="hint" id="journal-hint">Live. Arrow keys move between requests; Enter or Space shows one.</p>
-<div class="journal-head" aria-hidden="true"><span>Time</span><span>Method</span><span>Path</span><span>Status</span><span class="dur">Duration</span><span>Operation</span><span class="tenant">Tenant</span></div>
-<ol id="journal" class="journal" aria-labelledby="journal-heading" aria-describedby="journal-hint"></ol>
-<p id="journal-empty" class="hint">No requests yet.</p>
-</div>
-<section id="request-details" class="details" aria-labelledby="details-heading">
-<h3 id="details-heading">Request details</h3>
-<div id="details-body"><p class="hint">Select a request to see its headers and body.</p></div>
-</section>
-</div>
 </section>`
 
 /** Text made safe inside HTML text and quoted attributes. */

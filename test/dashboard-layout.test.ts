@@ -1,0 +1,298 @@
+/**
+ * Where things are on the dashboard and the API reference page, measured in headless Chromium
+ * (Debian's, driven by playwright-core): at 1280x900 the live journal is in the first screen and
+ * neither column of panels has a gap in it, however tall the page of pets; on a phone (390x844)
+ * the header's link brings the journal into view and nothing is wider than the screen; and the
+ * reference pages fit a 390 px screen with every operation id on one line and the server's whole
+ * text in the Servers menu. With SCREENSHOT_DIR set, the first screen of each goes there (as in
+ * dashboard.test.ts).
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { needs } from './support/programs.js'
+import { closeSharedContexts, sharedChromium } from './support/chromium.js'
+import { startServer, type RunningServer } from '../src/server.js'
+
+const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
+/** How long the page may take to show what the sandbox did (live events, throttled reloads). */
+const LIVE = { timeout: 10_000, interval: 50 }
+const DESKTOP = { width: 1280, height: 900 }
+const PHONE = { width: 390, height: 844 }
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR
+
+/** The first screen of the page, into SCREENSHOT_DIR when it is set. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOT_DIR === undefined) return
+  mkdirSync(SCREENSHOT_DIR, { recursive: true })
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) })
+}
+
+/** The most space allowed between two panels one above the other: the grid's gap is 16 px. */
+const MOST_GAP = 48
+
+interface Box {
+  id: string
+  left: number
+  top: number
+  bottom: number
+}
+
+/** Each panel's box, in page coordinates (the page's scroll added). */
+function panels(page: Page): Promise<Box[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('.panels > .panel')].map((panel) => {
+      const box = panel.getBoundingClientRect()
+      return { id: panel.id, left: Math.round(box.left), top: box.top + scrollY, bottom: box.bottom + scrollY }
+    }),
+  )
+}
+
+/** The space between each panel and the next one below it in the same column, by their ids. */
+function gaps(boxes: Box[]): Record<string, number> {
+  const found: Record<string, number> = {}
+  const columns = new Map<number, Box[]>()
+  for (const box of boxes) columns.set(box.left, [...(columns.get(box.left) ?? []), box])
+  for (const column of columns.values()) {
+    const sorted = column.toSorted((a, b) => a.top - b.top)
+    for (const [index, box] of sorted.entries()) {
+      const next = sorted[index + 1]
+      if (next !== undefined) found[`${box.id} -> ${next.id}`] = Math.round(next.top - box.bottom)
+    }
+  }
+  return found
+}
+
+/** Fails naming each pair of panels with a gap (or an overlap) between them. */
+function expectNoGaps(found: Record<string, number>): void {
+  expect(Object.entries(found).filter(([, gap]) => gap < 0 || gap > MOST_GAP)).toEqual([])
+}
+
+/** How far the document is wider than the window: 0 when nothing runs off to the side. */
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+async function listPets(server: RunningServer, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    expect((await fetch(`${server.apiUrl}/pets?limit=2`, { headers: AUTH })).status).toBe(200)
+  }
+}
+
+// One browser for the worker's files (support/chromium.ts): this file closes its contexts.
+afterAll(closeSharedContexts)
+
+describe.skipIf(!needs('chromium'))("the dashboard's layout in headless Chromium", () => {
+  let server: RunningServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startServer({ port: 0 }), sharedChromium()])
+  }, 60_000)
+
+  afterAll(async () => {
+    await server.close()
+  })
+
+  beforeEach(() => server.sandbox.reset())
+
+  async function open(viewport: typeof DESKTOP): Promise<Page> {
+    const context = await browser.newContext({ viewport, colorScheme: 'light', reducedMotion: 'reduce' })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/__sandbox/`)
+    await expect.poll(() => page.locator('#pets-body tr').count(), LIVE).toBeGreaterThan(0)
+    await expect.poll(() => page.locator('#connection').innerText(), LIVE).toBe('Live updates: on')
+    return page
+  }
+
+  it('at 1280x900, shows the live journal in the first screen, and no gap in either column, whichever is taller', async () => {
+    const page = await open(DESKTOP)
+    try {
+      expect(await page.locator('#journal-empty').innerText()).toBe('No requests yet.')
+      const empty = await panels(page)
+      await listPets(server, 6)
+      const rows = page.locator('#journal button')
+      await expect.poll(() => rows.count(), LIVE).toBe(6)
+
+      // The journal's heading and its rows, newest first, within the first 900 px of the page.
+      expect(await page.evaluate(() => scrollY)).toBe(0)
+      const heading = await page.locator('#journal-heading').boundingBox()
+      const newest = await rows.first().boundingBox()
+      const oldest = await rows.last().boundingBox()
+      expect(heading?.y).toBeGreaterThan(0)
+      expect((newest?.y ?? Infinity) + (newest?.height ?? 0)).toBeLessThan(DESKTOP.height)
+      expect((oldest?.y ?? Infinity) + (oldest?.height ?? 0)).toBeLessThan(DESKTOP.height)
+      // The data and the controls start in the first screen too, side by side below it.
+      const before = await panels(page)
+      const byId = (boxes: Box[], id: string) => boxes.find((box) => box.id === id)
+      expect(byId(before, 'data-panel')?.top).toBeLessThan(DESKTOP.height)
+      expect(byId(before, 'controls-panel')?.top).toBe(byId(before, 'data-panel')?.top)
+      expect(byId(before, 'requests-panel')?.bottom).toBeLessThan(byId(before, 'data-panel')?.top ?? 0)
+      // The first rows took the place "No requests yet." held: nothing below them moved.
+      expect(byId(before, 'data-panel')?.top).toBe(byId(empty, 'data-panel')?.top)
+
+      // The seed's 32 pets: the right column is the taller. Every panel is in a column, and no
+      // column has a gap between its panels.
+      expect(before.map((box) => box.id).toSorted()).toEqual(
+        ['controls-panel', 'data-panel', 'health-panel', 'requests-panel', 'traffic-panel'].toSorted(),
+      )
+      const shortData = gaps(before)
+      expect(Object.keys(shortData).toSorted()).toEqual(
+        ['controls-panel -> health-panel', 'health-panel -> traffic-panel', 'requests-panel -> data-panel'].toSorted(),
+      )
+      expectNoGaps(shortData)
+
+      // Twenty more pets fill a page of 50: the data is now the taller, and still no gap opens
+      // between the controls, the health and the chart. The journal took 20 rows more without
+      // pushing anything down.
+      for (let i = 0; i < 20; i++) {
+        const created = await fetch(`${server.apiUrl}/pets`, {
+          method: 'POST',
+          headers: { ...AUTH, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: `Filler ${i}`, categoryId: 1 }),
+        })
+        expect(created.status).toBe(201)
+      }
+      await expect.poll(() => page.locator('#pets-range').innerText(), LIVE).toBe('Rows 1–50 of 52 pets')
+      await expect.poll(() => rows.count(), LIVE).toBe(26)
+      const after = await panels(page)
+      expect(byId(after, 'data-panel')?.bottom).toBeGreaterThan(byId(after, 'traffic-panel')?.bottom ?? Infinity)
+      expect(byId(after, 'data-panel')?.top).toBe(byId(before, 'data-panel')?.top)
+      expectNoGaps(gaps(after))
+      expect(await overflow(page)).toBe(0)
+      await screenshot(page, 'layout-dashboard-1280')
+    } finally {
+      await page.context().close()
+    }
+  })
+
+  it('on a phone (390x844), reaches the journal from the header, and nothing is wider than the screen', async () => {
+    const page = await open(PHONE)
+    try {
+      await listPets(server, 3)
+      const rows = page.locator('#journal button')
+      await expect.poll(() => rows.count(), LIVE).toBe(3)
+      expect(await page.evaluate(() => scrollY)).toBe(0)
+      // Below the first screen at first: the link is what brings it up.
+      expect((await page.locator('#requests-panel').boundingBox())?.y).toBeGreaterThan(PHONE.height)
+
+      const link = page.locator('header nav').getByRole('link', { name: 'Requests' })
+      expect(await link.getAttribute('href')).toBe('#requests-panel')
+      await link.click()
+      await expect.poll(() => page.evaluate(() => scrollY), LIVE).toBeGreaterThan(0)
+      const heading = await page.locator('#journal-heading').boundingBox()
+      const newest = await rows.first().boundingBox()
+      expect(heading?.y).toBeGreaterThanOrEqual(0)
+      expect((newest?.y ?? Infinity) + (newest?.height ?? 0)).toBeLessThanOrEqual(PHONE.height)
+
+      // A request's details shown, a long path in the journal: still no sideways scrolling.
+      expect((await fetch(`${server.apiUrl}/pets/${'9'.repeat(60)}`, { headers: AUTH })).status).toBe(400)
+      await expect.poll(() => rows.count(), LIVE).toBe(4)
+      await rows.first().click()
+      await expect.poll(() => page.locator('#details-heading').innerText(), LIVE).toMatch(/^Request \d+: GET /)
+      expect(await overflow(page)).toBe(0)
+      expectNoGaps(gaps(await panels(page)))
+      await screenshot(page, 'layout-dashboard-390-journal')
+    } finally {
+      await page.context().close()
+    }
+  })
+})
+
+describe.skipIf(!needs('chromium'))('the API reference pages on a 390 px screen', () => {
+  let server: RunningServer
+  // One tab for both pages: the second loads Swagger UI's bundle from the renderer that compiled it.
+  let page: Page
+
+  beforeAll(async () => {
+    let browser: Browser
+    ;[server, browser] = await Promise.all([startServer({ port: 0 }), sharedChromium()])
+    page = await (await browser.newContext({ viewport: PHONE, colorScheme: 'light' })).newPage()
+  }, 60_000)
+
+  afterAll(async () => {
+    await server.close()
+  })
+
+  /** Each operation id with the number of lines its text takes. */
+  const idLines = () =>
+    page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll('.opblock-summary-operation-id')].map((id) => {
+          const text = document.createRange()
+          text.selectNodeContents(id)
+          return [id.textContent, text.getClientRects().length]
+        }),
+      ),
+    )
+
+  /**
+   * Whether the Servers menu shows its whole text: the selected server's text, laid out in a box
+   * of the menu's own font, width and wrapping, neither runs past the side nor below the bottom.
+   */
+  const serverTextFits = () =>
+    page.locator('.servers select').evaluate((select: HTMLSelectElement) => {
+      const style = getComputedStyle(select)
+      const copy = document.createElement('div')
+      copy.textContent = select.selectedOptions[0]?.text ?? ''
+      for (const property of [
+        'font-family',
+        'font-size',
+        'font-weight',
+        'font-style',
+        'line-height',
+        'letter-spacing',
+        'text-transform',
+        'white-space',
+        'word-break',
+        'overflow-wrap',
+      ]) {
+        copy.style.setProperty(property, style.getPropertyValue(property))
+      }
+      const horizontal = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight)
+      const vertical = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom)
+      copy.style.width = `${select.clientWidth - horizontal}px`
+      copy.style.position = 'absolute'
+      copy.style.visibility = 'hidden'
+      document.body.append(copy)
+      const fits = copy.scrollWidth <= copy.clientWidth && copy.scrollHeight <= select.clientHeight - vertical + 1
+      const text = copy.textContent
+      copy.remove()
+      return { text, fits }
+    })
+
+  it("fits the API's page: no sideways scrolling, each operation id on one line, the server's whole text shown", async () => {
+    await page.goto(`${server.url}/`)
+    const operations = page.locator('.opblock')
+    await expect.poll(() => operations.count(), { timeout: 15_000 }).toBe(3)
+    expect(await overflow(page)).toBe(0)
+    expect(await idLines()).toEqual({ listPets: 1, createPet: 1, getPet: 1 })
+    const menu = await serverTextFits()
+    expect(menu.text).toMatch(/\/v1 - This sandbox/)
+    expect(menu.fits).toBe(true)
+    await screenshot(page, 'layout-reference-390')
+
+    // Each operation opened: its parameters, its request body and its responses fit too.
+    for (const id of ['listPets', 'createPet', 'getPet']) {
+      await page.locator(`#operations-pets-${id} .opblock-summary-control`).click()
+      await page.locator(`#operations-pets-${id} .responses-table`).first().waitFor()
+    }
+    expect(await overflow(page)).toBe(0)
+    expect(await idLines()).toEqual({ listPets: 1, createPet: 1, getPet: 1 })
+    await screenshot(page, 'layout-reference-390-open')
+  }, 60_000)
+
+  it("fits the admin routes' page the same way", async () => {
+    await page.goto(`${server.url}/__sandbox/reference`)
+    const reset = page.locator('#operations-sandbox-resetSandbox')
+    await expect.poll(() => reset.count(), { timeout: 15_000 }).toBe(1)
+    expect(await overflow(page)).toBe(0)
+    const lines = await idLines()
+    expect(Object.keys(lines).length).toBeGreaterThan(10)
+    expect(Object.entries(lines).filter(([, count]) => count !== 1)).toEqual([])
+    expect((await serverTextFits()).fits).toBe(true)
+    await reset.locator('.opblock-summary-control').click()
+    await reset.locator('.responses-table').first().waitFor()
+    expect(await overflow(page)).toBe(0)
+  }, 60_000)
+})
