@@ -325,11 +325,15 @@ describe('startServer', () => {
   })
 
   describe('the OpenAPI document and its reference page', () => {
-    it('serves the committed document at GET /openapi.json', async () => {
+    it('serves the committed document at GET /openapi.json, its own address first among the servers', async () => {
       const response = await checkedFetch(`${server.url}/openapi.json`)
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-      expect(await response.json()).toEqual(openapi)
+      // The address the request used, so tools reading the live document need nothing typed
+      // (test/generated-clients.test.ts has the rules).
+      const own = { url: server.apiUrl, description: 'This sandbox, at the address this document was fetched from' }
+      const { servers } = openapi as unknown as { servers: readonly unknown[] }
+      expect(await response.json()).toEqual({ ...openapi, servers: [own, ...servers] })
     })
 
     it('serves the reference page at GET /, with the key and only local assets', async () => {

@@ -28,6 +28,7 @@ import { createHoldBook, type HoldBook } from './admin/holds.js'
 import { createJournal, type WritableJournal } from './admin/journal.js'
 import { createLiveControls } from './admin/live.js'
 import { createNotices, type Notices } from './admin/notices.js'
+import { documentOrigin } from './docs/served-document.js'
 import { createRecorder } from './admin/recording.js'
 import { createScenarioBook, createTraffic, type Traffic, type WritableScenarioBook } from './admin/scenarios.js'
 import { createTenants, labelTenant, type TenantLabel, type Tenants } from './admin/tenants.js'
@@ -187,6 +188,7 @@ export function buildReady(
         limits,
         authenticate: config.authenticate,
         tenants,
+        isolated: config.isolated,
         simulation: { scenarios: parts.scenarios, traffic: parts.traffic, delays: parts.delays },
         forwarding: parts.forwarding,
         holds: parts.holds,
@@ -215,6 +217,11 @@ export function buildReady(
         site: {
           defaultKey: config.defaultKey,
           basePath: config.base.path,
+          // In-process no Host was checked, and there is no address to name.
+          origin:
+            hosting.surface === 'server'
+              ? (request) => documentOrigin(request, hosting.trustProxy ?? false)
+              : () => undefined,
           assets: hosting.assets ?? (() => undefined),
         },
         bodies,

@@ -21,6 +21,11 @@ export interface Asset {
 export interface SiteContext {
   readonly defaultKey: string
   readonly basePath: string
+  /**
+   * The sandbox's origin as a request names it, which the served documents put first among their
+   * servers; undefined in-process, and whenever it is not known for sure (core/docs/served-document.ts).
+   */
+  origin(request: CoreRequest): string | undefined
   /** Files the host serves under /__sandbox/docs and /__sandbox/ui; none in-process. */
   assets(name: string): Asset | undefined
 }

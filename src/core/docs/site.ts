@@ -11,6 +11,8 @@ import { ADMIN_PATH, DOCS_PATH, UI_PATH } from '../http/mounts.js'
 import type { CoreResponse } from '../http/http.js'
 import { createAdminOpenApiDocument, createOpenApiDocument } from './openapi.js'
 import { dashboardPage, escapeHtml } from './dashboard-page.js'
+import { REFERENCE_STYLE } from './reference-style.js'
+import { servedDocument, type ServedDocument } from './served-document.js'
 import type { AdminOperation, AdminRoute, SiteContext } from '../admin/exchange.js'
 
 /** The 404 for a path outside the API: it says where the API and the admin routes are. */
@@ -128,9 +130,13 @@ export function siteRoutes(): AdminRoute[] {
   ]
 }
 
-/** A document, built on first request: nothing at start-up needs it, and it never changes. */
-function documentRoute(id: string, build: () => unknown): AdminOperation {
-  let text: string | undefined
+/**
+ * A document, built on first request: nothing at start-up needs it, and it never changes. On a
+ * server its servers start with the sandbox's own address, as the request named it
+ * (served-document.ts).
+ */
+function documentRoute(id: string, build: () => Readonly<Record<string, unknown>>): AdminOperation {
+  let document: ServedDocument | undefined
   return {
     id,
     summary: 'An OpenAPI document',
@@ -139,9 +145,9 @@ function documentRoute(id: string, build: () => unknown): AdminOperation {
     shipped: true,
     errors: [],
     success: [{ status: 200, description: 'The document' }],
-    run() {
-      text ??= JSON.stringify(build())
-      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: text }
+    run({ request, site }) {
+      document ??= servedDocument(build())
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: document.text(site.origin(request)) }
     },
   }
 }
@@ -203,14 +209,12 @@ function page({ assetsPath, apiKey, document, admin = false, elsewhere = false }
 `
 }
 
-/** The line above Swagger UI. */
-const REFERENCE_STYLE = `.sandbox-key { font: 14px/1.4 sans-serif; margin: 12px 20px; }
-`
-
 /**
  * Starts Swagger UI on the page's document and authorises it with the page's key. On the admin
  * page opened from this machine, where no key is needed, the document's optional key is taken out
- * first, so no operation shows a lock.
+ * first, so no operation shows a lock. The document's first server is the sandbox's address as
+ * the Host named it; behind a proxy that rewrites Host that is not where the page came from, and
+ * the page's calls would go astray: it then keeps the relative server, which resolves to its own.
  */
 const REFERENCE_SCRIPT = `const root = document.getElementById('swagger-ui')
 const options = {
@@ -224,17 +228,18 @@ const options = {
   },
 }
 let ui
-if (root.dataset.keyless === 'true') {
-  fetch(root.dataset.document)
-    .then((response) => response.json())
-    .then((spec) => {
+fetch(root.dataset.document)
+  .then((response) => response.json())
+  .then((spec) => {
+    spec.servers = spec.servers.filter(
+      (server, index) => index > 0 || server.url.startsWith('/') || new URL(server.url).origin === location.origin,
+    )
+    if (root.dataset.keyless === 'true') {
       for (const item of Object.values(spec.paths)) {
         for (const operation of Object.values(item)) delete operation.security
       }
       delete spec.components.securitySchemes
-      ui = SwaggerUIBundle({ ...options, spec })
-    })
-} else {
-  ui = SwaggerUIBundle({ ...options, url: root.dataset.document })
-}
+    }
+    ui = SwaggerUIBundle({ ...options, spec })
+  })
 `
