@@ -48,6 +48,7 @@ jobs=(
   "browser-msw2|20|^2.12.0|browser.sh"
   "browser-msw3|24|^3.0.0|browser.sh"
   "playwright-node20|20|-|playwright.sh"
+  "playwright-readme|24|-|playwright-readme.sh"
 )
 
 # Each job runs in a project of its own, so four run at once (CONSUMER_PARALLEL, default 4): a
