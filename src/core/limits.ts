@@ -241,6 +241,17 @@ export const LIMITS = {
     beyond: 'cut',
     serverOnly: true,
   },
+  parentWatchMs: {
+    // A read of /proc per look: nothing to weigh. The npx that started the server may be gone a
+    // second before the server says so and stops (node/parent-watch.ts).
+    value: 1_000,
+    unit: 'ms',
+    min: 0,
+    max: 600_000,
+    what: 'started by `npx`: how often it looks whether npx is still there; 0 never looks',
+    beyond: 'npx gone: the server stops as on SIGTERM',
+    serverOnly: true,
+  },
   upstreamTimeoutMs: {
     value: 10_000,
     unit: 'ms',

@@ -10,8 +10,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { OPERATIONS } from '../core/api/contract.js'
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
+import { ADMIN_PATH } from '../core/http/mounts.js'
 import { LIMITS } from '../core/limits.js'
-import { SETTABLE_LIMITS } from '../core/options.js'
 import {
   checked,
   decimal,
@@ -62,6 +62,33 @@ const ERROR_OUTPUT = {
   },
 }
 
+/** The package's page, with the README; package.json names no repository or homepage. */
+const DOCS_URL = 'https://www.npmjs.com/package/petstore-sandbox'
+
+/**
+ * What serve's --help ends with: the other commands, three examples that run as written, and
+ * where to look next. The URLs are the default port's; the banner prints the real ones.
+ */
+export function serveHelpEnd(): string {
+  const origin = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`
+  return `
+Commands:
+  verify <api-url>   check a live server against the sandbox's behaviour table (petstore-sandbox verify --help)
+  capture <api-url>  write a fixtures file from a live server, by reads only (petstore-sandbox capture --help)
+
+Examples:
+  npx petstore-sandbox
+      the API at ${origin}/v1, key ${DEFAULT_API_KEY}; Ctrl-C stops it
+  npx petstore-sandbox --isolate --port 0
+      each API key gets its own data, on a free port (the banner says which)
+  npx petstore-sandbox --upstream https://staging.example.com/v1 --forward listPets --record
+      listPets from staging, keeping its pets; the sandbox answers the rest
+
+Dashboard:      ${origin}${ADMIN_PATH}/
+API reference:  ${origin}/
+Docs:           ${DOCS_URL} (and docs/*.md in the package)`
+}
+
 /** `petstore-sandbox [options]`: the sandbox as an HTTP server, until Ctrl-C or SIGTERM. */
 function serveCommand(started: (server: RunningServer) => void): Command {
   const command = new Command('serve')
@@ -77,10 +104,7 @@ function serveCommand(started: (server: RunningServer) => void): Command {
         optionDescription: describeOption,
         commandUsage: (shown) => `petstore-sandbox ${shown.usage()}`,
       })
-      .addHelpText(
-        'after',
-        "\nCommands:\n  verify <api-url>   check a live server against the sandbox's behaviour table (petstore-sandbox verify --help)\n  capture <api-url>  write a fixtures file from a live server, by reads only (petstore-sandbox capture --help)",
-      )
+      .addHelpText('after', serveHelpEnd())
       .showHelpAfterError('(run petstore-sandbox --help for usage)')
       .configureOutput(ERROR_OUTPUT)
       .allowExcessArguments()
@@ -92,22 +116,30 @@ function serveCommand(started: (server: RunningServer) => void): Command {
   )
 }
 
-/** `petstore-sandbox verify <api-url>`: exits 0, 1 on drift, 2 on a usage error or a server out of reach. */
+/** `petstore-sandbox verify <api-url>`: exits 0, 1 on drift, 2 on a usage error, a server out of reach, or not the API. */
 function verifyCommand(): Command {
   return liveServerCommand(
     'verify',
     "Check a live Pet Store API against the sandbox's behaviour table: every case runs against <api-url> and an in-process sandbox, and each difference is named. " +
-      'By default it sends reads, and writes the interface says must be refused (no key, a bad body): a server that keeps the interface creates nothing from them. --writes adds creates, bodies only the sandbox refuses, and other methods.',
+      'The report opens with the verdict and what to do next, then one line per difference, grouped by rule (about 40 lines; --verbose shows every case). ' +
+      'By default it sends reads only: nothing a lenient server could store. --refused-writes adds the writes the interface says must be refused (no key, a bad body); --writes adds those, creates, bodies only the sandbox refuses, and other methods.',
     'PETSTORE_VERIFY_KEY',
-    '\nExit codes: 0 no case of the interface differs (with --strict, no case at all); 1 drift; 2 a usage error or a server that cannot be reached.',
+    '\nExit codes: 0 no case of the interface differs (with --strict, no case at all); 1 drift; 2 a usage error, a server that cannot be reached, or a base URL that answers nothing like the API (its first GET /pets is a 404, or neither a JSON list nor a JSON Error).',
   )
     .addOption(
       new Option(
-        '--writes',
-        'also create pets (POST /pets) and read them back (id, Location, list order): for staging only, never production',
+        '--refused-writes',
+        'also send the writes the interface says must be refused (a create without a key, a bad body): a server that keeps the interface stores nothing from them, a lenient one may',
       ),
     )
-    .addOption(new Option('--json', 'write the report as JSON on stdout instead of the table'))
+    .addOption(
+      new Option(
+        '--writes',
+        'also create pets (POST /pets) and read them back (id, Location, list order), with the refused writes: for staging only, never production',
+      ),
+    )
+    .addOption(new Option('--verbose', 'show every case and every difference, not only the first lines of each rule'))
+    .addOption(new Option('--json', 'write the report as JSON on stdout instead of the text'))
     .addOption(new Option('--junit <file>', 'also write the report as JUnit XML to this file, for CI dashboards'))
     .addOption(new Option('--strict', "exit 1 when any case differs, the sandbox's own choices included"))
     .action((apiUrl: string, options: VerifyOptions) => runVerify(apiUrl, options))
@@ -214,7 +246,7 @@ function seeding(): Option[] {
     ),
     option(
       '--isolate',
-      'give each API key its own copy of the data; any well-formed key is accepted',
+      'each API key gets its own copy of the data; any well-formed key is accepted',
       'PETSTORE_ISOLATE',
     ),
     option(
@@ -274,7 +306,7 @@ function bounding(): Option[] {
     ).argParser(checked('journalLimit', decimal)),
     option(
       '--allowed-host <name>',
-      'answer this Host name too, besides local names and IP addresses; repeatable; .example.com allows subdomains; all turns the check off',
+      'also answer this Host (local names and IPs always); repeatable; .example.com for subdomains, all for any',
       'PETSTORE_ALLOWED_HOSTS',
     ).argParser(list),
     option(
@@ -291,17 +323,18 @@ function bounding(): Option[] {
       .argParser(checked('shutdownTimeoutMs', decimal)),
     option(
       '--limit <name=value>',
-      `set a budget of the limits table, repeatable: ${SETTABLE_LIMITS.join(', ')}; values may end in KiB, MiB, GiB, ms or s`,
+      // The names are in the message for a wrong one, and in docs/security-and-limits.md: listed here, they were 14 lines.
+      'set a budget of the limits table, repeatable, e.g. bodyBytes=1MiB or requestTimeoutMs=60s; a wrong name lists them all',
       'PETSTORE_LIMITS',
     ).argParser(limit),
     option(
       '--trust-proxy',
-      'behind a proxy that terminates TLS: believe its Forwarded / X-Forwarded-Proto / X-Forwarded-Host headers',
+      'behind a TLS-terminating proxy: believe its Forwarded / X-Forwarded-* headers',
       'PETSTORE_TRUST_PROXY',
     ),
     option(
       '--log <what>',
-      "what the access log adds, repeatable: admin (the admin routes' and pages' reads a dashboard polls), json (one JSON object per line)",
+      "add to the access log, repeatable: admin (a dashboard's polling reads), json (one object per line)",
       'PETSTORE_LOG',
     ).argParser(logChoices),
   ]
@@ -312,23 +345,23 @@ function forwarding(): Option[] {
   return [
     option(
       '--upstream <api-url>',
-      'stand in for this API (e.g. https://staging.example.com/v1): the operations given with --forward go there, the sandbox answers the rest, and each forwarded answer is checked against the interface',
+      "stand in for this API: --forward's operations go there, each answer checked against the interface",
       'PETSTORE_UPSTREAM',
     ),
     option(
       '--forward <operations>',
-      `with --upstream, the operations sent there: ${OPERATIONS.join(', ')} (comma-separated, repeatable), all, or none; PUT /__sandbox/forwarding switches them at run time`,
+      `with --upstream, the operations sent there: ${OPERATIONS.join(', ')}, all or none; repeatable`,
       'PETSTORE_FORWARD',
       'none',
     ).argParser(forwardChoices),
     option(
       '--record',
-      "with --upstream, keep in the sandbox's data every pet a forwarded answer carries that passes the interface and the sandbox's own rules: once forwarding is off, the sandbox answers from them",
+      'with --upstream, keep the valid pets forwarded answers carry, to answer from once forwarding is off',
       'PETSTORE_RECORD',
     ),
     option(
       '--upstream-key <key>',
-      "with --upstream, sent there as Authorization: Bearer <key> in place of the client's credential (the client then needs a sandbox key)",
+      "with --upstream, the bearer key sent there instead of the client's (which then needs a sandbox key)",
       'PETSTORE_UPSTREAM_KEY',
     ),
   ]
@@ -339,7 +372,7 @@ function keeping(): Option[] {
   return [
     option(
       '--state-file <file>',
-      'keep the data and its checkpoints in this file across restarts: loaded at start (made from the seed when missing), saved after changes at most once a second, and at exit; not with --isolate',
+      'keep the data and checkpoints in this file across restarts, saved at most once a second and at exit; not with --isolate',
       'PETSTORE_STATE_FILE',
     ),
     option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'),

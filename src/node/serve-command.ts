@@ -1,7 +1,7 @@
 /**
  * The serve command's work: the flags as startServer's options, the fixtures file read (and
  * watched), the server started, the banner printed, and a clean close on Ctrl-C, SIGTERM or
- * SIGHUP. All real work is in startServer().
+ * SIGHUP, or when the npx that started it is gone. All real work is in startServer().
  *
  * May import: node:*, commander, and the Node adapter. Never msw.
  */
@@ -11,6 +11,7 @@ import { flagsProblem } from '../core/options.js'
 import { printBanner } from './banner.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import type { ServeFlags } from './flags.js'
+import { watchParent } from './parent-watch.js'
 import { startServer, type Abandoned, type RunningServer, type ServerOptions } from './server.js'
 import { paintFor, plain, type Paint } from './terminal.js'
 
@@ -143,8 +144,29 @@ export function describeAbandon(signal: NodeJS.Signals, abandoned: Abandoned): s
 /** Exit codes for a second signal, as a shell reports a process killed by it: 128 + its number. */
 const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }
 
+/**
+ * Stops the server gracefully on SIGINT, SIGTERM or SIGHUP, and when the npx that started it is
+ * gone (parent-watch.ts); a second signal stops it at once.
+ */
 function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdownTimeoutMs: number): void {
   let closing = false
+  const begin = (reason: string, signalled: boolean) => {
+    closing = true
+    stopWatching()
+    stopWatchingParent()
+    const inFlight = server.inFlight()
+    console.log(
+      inFlight === 0
+        ? `Stopping (${reason}).`
+        : `Stopping (${reason}): letting ${inFlight} request${inFlight === 1 ? '' : 's'} in flight finish, for up to ${shutdownTimeoutMs} ms.${signalled ? ' Press Ctrl-C again to stop at once.' : ''}`,
+    )
+    void server.close().then(async () => {
+      // A state file whose last save failed: the data since the last good save is lost, and the exit says so.
+      const lost = (await server.sandbox.health()).stateFile?.error ?? null
+      console.log(`Stopped (${reason}).`)
+      process.exit(lost === null ? 0 : 1)
+    })
+  }
   const stop = (signal: NodeJS.Signals) => {
     // A second signal means "now": no more waiting for requests in flight. What that cuts, and
     // whether the state file misses changes, is said before the exit; its lock is given back.
@@ -152,21 +174,17 @@ function closeOnSignals(server: RunningServer, stopWatching: () => void, shutdow
       console.error(describeAbandon(signal, server.abandon()))
       process.exit(SIGNAL_EXIT_CODES[signal] ?? 1)
     }
-    closing = true
-    stopWatching()
-    const inFlight = server.inFlight()
-    console.log(
-      inFlight === 0
-        ? `Stopping (${signal}).`
-        : `Stopping (${signal}): letting ${inFlight} request${inFlight === 1 ? '' : 's'} in flight finish, for up to ${shutdownTimeoutMs} ms. Press Ctrl-C again to stop at once.`,
-    )
-    void server.close().then(async () => {
-      // A state file whose last save failed: the data since the last good save is lost, and the exit says so.
-      const lost = (await server.sandbox.health()).stateFile?.error ?? null
-      console.log(`Stopped (${signal}).`)
-      process.exit(lost === null ? 0 : 1)
-    })
+    begin(signal, true)
   }
+  const stopWatchingParent = watchParent({
+    everyMs: server.sandbox.limits.parentWatchMs,
+    onGone: (who) => {
+      // Whoever read the output may be gone with npx: a write to a closed pipe must not end the
+      // process before the state file's last save.
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined)
+      begin(`${who} is gone`, false)
+    },
+  })
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
   // A closed terminal: stopped as gracefully, so a state file gets its last save.

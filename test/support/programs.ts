@@ -1,6 +1,6 @@
 /**
- * The programs from outside npm that some tests drive: Debian's Chromium, HAProxy, Caddy and
- * util-linux's `script` and `unshare`. A program counts as present only when it runs: its version query has to
+ * The programs from outside npm that some tests drive: Debian's Chromium, HAProxy, Caddy,
+ * util-linux's `script` and `unshare`, and the shells dash and bash. A program counts as present only when it runs: its version query has to
  * succeed (a path that exists but cannot execute is missing). The global setup
  * (test/support/global-setup.ts) asks once per run and hands the answers to every test file,
  * where `needs(name)` says whether its tests can run; without the program they are skipped, and
@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process'
 import { inject } from 'vitest'
 
-export type ProgramName = 'chromium' | 'haproxy' | 'caddy' | 'script' | 'unshare'
+export type ProgramName = 'chromium' | 'haproxy' | 'caddy' | 'script' | 'unshare' | 'dash' | 'bash'
 
 /** The Chromium the tests need: Debian's by default; never a downloaded browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -58,6 +58,10 @@ export const PROGRAMS: Readonly<Record<ProgramName, ProgramSpec>> = {
     version: ['unshare', '-p', '-f', '--mount-proc', 'true'],
     install: 'apt-get install -y util-linux, and run the tests as root (unshare -p needs CAP_SYS_ADMIN)',
   },
+  // The two kinds of sh npx may run a bin through: dash keeps itself between npx and the bin, bash
+  // hands over to it (test/npx.test.ts). dash has no version query: running it is the question.
+  dash: { label: 'dash', version: ['dash', '-c', 'true'], install: 'apt-get install -y dash' },
+  bash: { label: 'bash', version: ['bash', '--version'], install: 'apt-get install -y bash' },
 }
 
 /** What a version query found: the command that ran and the first line it printed, or why it did not run. */
