@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../src/server.js'
 import { cases, sendsOf } from '../src/core/verify/cases.js'
 import { REPORT_LINES, type JsonReport } from '../src/core/verify/report.js'
 import { NOT_SENT } from '../src/core/verify/run.js'
+import { DEFAULT_API_KEY } from '../src/core/api/auth.js'
 import { refusal, runToExit } from './support/cli-in-process.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 import { startDriftProxy, type Drift } from './support/drift-proxy.js'
@@ -147,14 +148,27 @@ describe('verify against the sandbox itself', () => {
     }
   })
 
-  it('sends the key given by PETSTORE_VERIFY_KEY, and a wrong key is drift on every read', async () => {
+  it('sends the key given by PETSTORE_VERIFY_KEY; a wrong key stops the run at its first read, exit 2, naming the flag', async () => {
     const { code, cli: run } = await verify([apiUrl, '--json'], { PETSTORE_VERIFY_KEY: 'not-the-key' })
-    expect(code).toBe(1)
-    const report = JSON.parse(run.stdout()) as Report
-    const list = report.cases.find((row) => row.path === '/pets?limit=7')
-    expect(list?.findings).toContainEqual({ source: 'interface', message: 'status 401, where the sandbox answers 200' })
+    expect(code).toBe(2)
+    // Nothing to compare: no report, one line saying what to do.
+    expect(run.stdout()).toBe('')
+    expect(run.stderr()).toBe(
+      `petstore-sandbox verify: ${apiUrl} refused the key: GET /v1/pets?limit=1 answered 401 with the key given. No case was sent; give it one of its keys with --api-key or PETSTORE_VERIFY_KEY\n`,
+    )
     // The key is never printed.
     expect(run.stdout() + run.stderr()).not.toContain('not-the-key')
+    const right = await verify([apiUrl, '--json'], { PETSTORE_VERIFY_KEY: DEFAULT_API_KEY })
+    expect(right.code).toBe(0)
+  })
+
+  it('stops at the first read when the base URL ends in /pets, saying to give it without', async () => {
+    const { code, cli: run } = await verify([`${apiUrl}/pets`])
+    expect(code).toBe(2)
+    expect(run.stdout()).toBe('')
+    expect(run.stderr()).toMatch(
+      /^petstore-sandbox verify: \S+\/v1\/pets answers nothing like the Pet Store API: GET \/v1\/pets\/pets\?limit=1 answered 400 application\/json: the API never refuses this call, so this is not its base URL \(the base URL ends in \/pets: give it without\)\. No case was sent/,
+    )
   })
 })
 
@@ -455,7 +469,7 @@ describe('verify against servers that answer badly', () => {
       const out = cli.stdout()
       // Its ids are strings: no pet to read one by, and the rows that would are named too.
       expect(out).toContain(
-        `Not sent: ${refusedWrites} writes the interface says must be refused (a create without a key, a bad body), which a lenient server may store: --refused-writes sends them; ${writes} writes that create data: --writes sends them, for staging only; 6: GET /pets?limit=1 listed no pet with an integer id to read.`,
+        `Not sent: ${refusedWrites} writes the interface says must be refused (a create without a key, a bad body), which a lenient server may store: --refused-writes sends them; ${writes} writes that create data: --writes sends them, for staging only; 6 cases because GET /pets?limit=1 listed no pet with an integer id to read.`,
       )
       expect(out).not.toContain('may have stored')
     } finally {
@@ -625,25 +639,26 @@ describe('verify against servers that answer badly', () => {
     }
   })
 
-  it('says once when the key is refused, beside the report', async () => {
-    const server = await fake((_request, response) => {
-      response
-        .writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' })
-        .end(JSON.stringify({ code: 'unauthorized', message: 'no', status: 401 }))
-    })
-    try {
-      const { code, cli } = await verify([server.url])
-      expect(code).toBe(1)
-      expect(cli.stderr()).toBe(
-        'petstore-sandbox verify: the server answered 401 to GET /v1/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY\n',
-      )
-      // The report's next step is the key, not the drift every row shows because of it.
-      expect(cli.stdout().split('\n').slice(1, 3)).toEqual([
-        'Next: the server answered 401 to GET /v1/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY.',
-        expect.stringMatching(/^Not sent: /) as unknown,
-      ])
-    } finally {
-      await server.close()
+  it('stops at once when the key is refused (401 or 403), with no report and one line', async () => {
+    for (const status of [401, 403]) {
+      let requests = 0
+      const server = await fake((_request, response) => {
+        requests++
+        response
+          .writeHead(status, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' })
+          .end(JSON.stringify({ code: 'unauthorized', message: 'no', status }))
+      })
+      try {
+        const { code, cli } = await verify([server.url])
+        expect(code).toBe(2)
+        expect(cli.stdout()).toBe('')
+        expect(cli.stderr()).toBe(
+          `petstore-sandbox verify: ${server.url} refused the key: GET /v1/pets?limit=1 answered ${status} with the key given. No case was sent; give it one of its keys with --api-key or PETSTORE_VERIFY_KEY\n`,
+        )
+        expect(requests).toBe(1)
+      } finally {
+        await server.close()
+      }
     }
   })
 })

@@ -116,7 +116,7 @@ function serveCommand(started: (server: RunningServer) => void): Command {
   )
 }
 
-/** `petstore-sandbox verify <api-url>`: exits 0, 1 on drift, 2 on a usage error, a server out of reach, or not the API. */
+/** `petstore-sandbox verify <api-url>`: exits 0, 1 on drift, 2 on a usage error, a server out of reach, not the API, or a key refused. */
 function verifyCommand(): Command {
   return liveServerCommand(
     'verify',
@@ -124,7 +124,7 @@ function verifyCommand(): Command {
       'The report opens with the verdict and what to do next, then one line per difference, grouped by rule (about 40 lines; --verbose shows every case). ' +
       'By default it sends reads only: nothing a lenient server could store. --refused-writes adds the writes the interface says must be refused (no key, a bad body); --writes adds those, creates, bodies only the sandbox refuses, and other methods.',
     'PETSTORE_VERIFY_KEY',
-    '\nExit codes: 0 no case of the interface differs (with --strict, no case at all); 1 drift; 2 a usage error, a server that cannot be reached, or a base URL that answers nothing like the API (its first GET /pets is a 404, or neither a JSON list nor a JSON Error).',
+    '\nExit codes: 0 no case of the interface differs (with --strict, no case at all); 1 drift; 2 a usage error, a server that cannot be reached, a base URL that answers nothing like the API (its first GET /pets is a 404 or a 400, or neither a JSON list nor a JSON Error), or a key it refuses (401 or 403).',
   )
     .addOption(
       new Option(

@@ -14,7 +14,7 @@ import { DEFAULT_API_KEY } from '../core/api/auth.js'
 import type { PlainAnswer } from '../core/http/http.js'
 import { Unreachable, type Side } from '../core/verify/judge.js'
 import { exitCodeOf, reportJson, reportJunit, reportText, summaryLine, type ReportMeta } from '../core/verify/report.js'
-import { NotTheApi, verify } from '../core/verify/run.js'
+import { KeyRefused, NotTheApi, verify } from '../core/verify/run.js'
 import { createSandboxCore } from '../core/sandbox.js'
 import { exchange, ExchangeFailure } from './http-client.js'
 import { packageVersion } from './package-files.js'
@@ -84,6 +84,13 @@ async function verifyAndReport(url: URL, options: VerifyOptions): Promise<never>
         `petstore-sandbox verify: ${meta.server} answers nothing like the Pet Store API: ${error.message}. No case was sent; give the API's base URL, with its version segment (e.g. https://staging.example.com/v1)`,
       )
     }
+    if (error instanceof KeyRefused) {
+      return exit(
+        2,
+        '',
+        `petstore-sandbox verify: ${meta.server} refused the key: ${error.message}. No case was sent; give it one of its keys with --api-key or PETSTORE_VERIFY_KEY`,
+      )
+    }
     if (!(error instanceof Unreachable)) throw error
     return exit(2, '', `petstore-sandbox verify: cannot reach ${meta.server}: ${error.message}`)
   }
@@ -93,7 +100,7 @@ async function verifyAndReport(url: URL, options: VerifyOptions): Promise<never>
     options.json === true
       ? reportJson(report, meta)
       : reportText(report, meta, (kind, text) => paint(styles[kind], text))
-  const errors: string[] = [...report.hints.map((hint) => `petstore-sandbox verify: ${hint}`)]
+  const errors: string[] = []
   let code = exitCodeOf(report, meta.strict)
   if (options.junit !== undefined) {
     try {

@@ -97,8 +97,8 @@ function verdictStyle(report: VerifyReport, meta: ReportMeta): Kind {
 
 /**
  * What the reader does next, after the verdict. The first cause found is the one to act on: a
- * server that stopped answering, then a key refused on the first read (every row drifts from
- * it), then drift, then notes.
+ * server that stopped answering, then drift, then notes. (A key refused on the first read stops
+ * the run before any row: run.ts's KeyRefused.)
  */
 function nextLines(report: VerifyReport, meta: ReportMeta): string[] {
   const { drift, note } = report.counts
@@ -107,7 +107,6 @@ function nextLines(report: VerifyReport, meta: ReportMeta): string[] {
   if (report.stopped !== undefined) {
     return [`Next: ${report.stopped}; the rows after it were not compared. Run verify again once the server answers.`]
   }
-  if (report.hints.length > 0) return report.hints.map((hint) => `Next: ${hint}.`)
   if (drift > 0) {
     return [
       `Next: the server breaks the rules of the interface document named below, so tests that pass against the sandbox may fail against it there. Fix the server, or take each up with its owners. ${more}`,
@@ -138,7 +137,9 @@ function notSentLines(report: VerifyReport): string[] {
   if (writes > 0)
     parts.push(`${writes} write${writes === 1 ? '' : 's'} that create data: --writes sends them, for staging only`)
   for (const [reason, count] of reasons) {
-    if (reason !== NOT_SENT.refusedWrite && reason !== NOT_SENT.write) parts.push(`${count}: ${reason}`)
+    if (reason !== NOT_SENT.refusedWrite && reason !== NOT_SENT.write) {
+      parts.push(`${count} case${count === 1 ? '' : 's'} because ${reason}`)
+    }
   }
   return parts.length === 0 ? [] : [`Not sent: ${parts.join('; ')}.`]
 }
@@ -331,8 +332,6 @@ export interface JsonReport {
   readonly exitCode: 0 | 1 | 2
   /** Why the run stopped early, when it did. */
   readonly stopped?: string
-  /** What the first request suggests is wrong with the command: the key. */
-  readonly hints: readonly string[]
   readonly counts: Readonly<Record<Kind, number>>
   /** The problems of the pets every row with pets shares, said once (`every pet: id must be an integer`). */
   readonly shared: readonly string[]
@@ -364,7 +363,6 @@ export function reportJson(report: VerifyReport, meta: ReportMeta): string {
     refusedWrites: meta.refusedWrites || meta.writes,
     exitCode: exitCodeOf(report, meta.strict),
     ...(report.stopped !== undefined && { stopped: report.stopped }),
-    hints: report.hints,
     counts: report.counts,
     shared: [...sharedProblems(report.results)],
     ...(report.stored !== undefined && { stored: report.stored }),

@@ -33,8 +33,6 @@ export interface VerifyReport {
   readonly counts: Readonly<Record<Kind, number>>
   /** Why the run stopped before its last row: the server could no longer be reached. */
   readonly stopped?: string
-  /** What the first request suggests is wrong with the command itself: the key. */
-  readonly hints: readonly string[]
   /**
    * Writes the interface says must be refused that the server answered 2xx (each may have stored
    * a record), by kind (`POST /pets`), and the rows of those kinds not sent after the first.
@@ -77,6 +75,14 @@ export class NotTheApi extends Error {
   override readonly name = 'NotTheApi'
 }
 
+/**
+ * The base URL's first read was refused 401 or 403 with the key given: every read the rows make
+ * needs a key the server takes, so a run would report the refusals as drift. No row is sent.
+ */
+export class KeyRefused extends Error {
+  override readonly name = 'KeyRefused'
+}
+
 export async function verify(run: VerifyRun): Promise<VerifyReport> {
   const sandboxContext = await discover(run.sandbox, run.sandboxKey)
   let serverContext: Context & { answer: PlainAnswer }
@@ -86,9 +92,12 @@ export async function verify(run: VerifyRun): Promise<VerifyReport> {
     if (error instanceof Unreachable) throw error
     throw new Unreachable(`no answer to GET ${run.server.base}/pets?limit=1: ${(error as Error).message}`)
   }
+  const first = serverContext.answer.status
+  if (first === 401 || first === 403) {
+    throw new KeyRefused(`GET ${run.server.base}/pets?limit=1 answered ${first} with the key given`)
+  }
   const unlike = unlikeTheApi(serverContext.answer, run.server.base)
   if (unlike !== undefined) throw new NotTheApi(unlike)
-  const hints = hintsOf(serverContext.answer.status, run.server.base)
   const results: CaseResult[] = []
   let stopped: string | undefined
   // A write the interface refuses that the server took: the server may now hold a record, so no
@@ -131,7 +140,6 @@ export async function verify(run: VerifyRun): Promise<VerifyReport> {
   return {
     results,
     counts,
-    hints,
     ...(stopped !== undefined && { stopped }),
     ...(stored !== undefined && { stored }),
   }
@@ -166,10 +174,14 @@ async function discover(side: Side, key: string): Promise<Context & { answer: Pl
  * API refusing the key, body or none: the run goes on, with a hint.
  */
 function unlikeTheApi(answer: PlainAnswer, base: string): string | undefined {
-  if (answer.status === 401 || answer.status === 403) return undefined
   const type = answer.headers['content-type']?.split(';')[0]?.trim()
   const said = `GET ${base}/pets?limit=1 answered ${answer.status}${type === undefined || type === '' ? '' : ` ${type}`}`
-  if (answer.status === 404) return `${said}: there is no listPets at this base URL`
+  // The commonest slip is the resource's path in the base URL (.../v1/pets): the first read is then
+  // .../pets/pets, which the API answers 400 (an id that is not one) or 404.
+  const slip = /\/pets\/?$/.test(base) ? ' (the base URL ends in /pets: give it without)' : ''
+  if (answer.status === 404) return `${said}: there is no listPets at this base URL${slip}`
+  // listPets with limit=1 is a call the interface always takes: a 400 says the URL is not its.
+  if (answer.status === 400) return `${said}: the API never refuses this call, so this is not its base URL${slip}`
   let body: unknown
   try {
     body = JSON.parse(answer.body)
@@ -179,16 +191,6 @@ function unlikeTheApi(answer: PlainAnswer, base: string): string | undefined {
   if (Array.isArray(body)) return undefined
   if (isPlainObject(body) && (typeof body.code === 'string' || typeof body.message === 'string')) return undefined
   return `${said}: neither a list of pets nor an Error`
-}
-
-/** When the first read already fails, the likely cause is the command's: say so once, not in every row. */
-function hintsOf(status: number, base: string): string[] {
-  if (status === 401 || status === 403) {
-    return [
-      `the server answered ${status} to GET ${base}/pets?limit=1 with the key given: give it one of its keys with --api-key or PETSTORE_VERIFY_KEY`,
-    ]
-  }
-  return []
 }
 
 async function verifyRow(
