@@ -3,11 +3,12 @@
  * and the contract. It builds nothing on import: the default sandbox is made on first use.
  * The HTTP server lives in `petstore-sandbox/server`.
  *
- * May import: the core and the msw adapter.
+ * May import: the core, the msw adapter, and src/browser (whose storage loads only with `persist`).
  */
 import type { HttpHandler } from 'msw'
 import { parseBaseUrl } from './core/http/base-url.js'
 import { createSandboxCore, type SandboxCore, type SandboxOptions } from './core/sandbox.js'
+import { createPersistedCore } from './browser/persisted-sandbox.js'
 import { createMswHandlers } from './msw/handlers.js'
 
 export {
@@ -61,7 +62,8 @@ export interface Sandbox extends SandboxCore {
 }
 
 /**
- * Creates an isolated Pet Store sandbox.
+ * Creates an isolated Pet Store sandbox. In a browser, `persist: true` keeps its data in
+ * IndexedDB across reloads and tabs (docs/static-demo.md).
  *
  * @example
  * const sandbox = createSandbox()
@@ -69,7 +71,9 @@ export interface Sandbox extends SandboxCore {
  * beforeEach(() => sandbox.reset())
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const core = createSandboxCore(options)
+  const { persist } = options
+  const core =
+    persist === undefined || persist === false ? createSandboxCore(options) : createPersistedCore(options, persist)
   const { api, admin } = createMswHandlers(core, parseBaseUrl(options.baseUrl))
   return Object.freeze({ ...core, handlers: Object.freeze([api]), adminHandlers: Object.freeze([admin]) })
 }

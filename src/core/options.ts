@@ -102,13 +102,30 @@ const sandboxFields = (label: Label) => ({
       `${label('now')} must be ISO 8601, e.g. 2031-01-01T00:00:00Z, got ${JSON.stringify(String(issue.input))}`,
   }),
   version: z.string(),
+  persist: z.custom<boolean | { key?: string }>(isPersist, {
+    error: 'persist must be true, false or { key: "my-demo" } with a non-empty key',
+  }),
 })
+
+/** `true`, `false`, or `{ key }` with a non-empty key (or none: the default key). */
+function isPersist(value: unknown): boolean {
+  if (typeof value === 'boolean') return true
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const { key, ...rest } = value as { key?: unknown }
+  return Object.keys(rest).length === 0 && (key === undefined || (typeof key === 'string' && key !== ''))
+}
 
 const serverFields = (label: Label) => ({
   ...sandboxFields(label),
   // The server serves the API under /v1 and reports the package's version.
   baseUrl: z.undefined({ error: 'baseUrl is not a startServer option: the server serves the API under /v1' }),
   version: z.undefined({ error: "version is not a startServer option: the server reports the package's" }),
+  persist: z.undefined({
+    error:
+      "persist is not a startServer option: it keeps a browser's sandbox in IndexedDB; the server keeps its data with stateFile (--state-file FILE)",
+  }),
+  // Checked on its own, before the server makes anything (stateFileProblem): named here so it is known.
+  stateFile: z.unknown(),
   port: integer(label('port'), 0, 65535),
   host: z.string().min(1, { error: 'host must be an interface address, e.g. 127.0.0.1' }),
   allowedHosts: z.union([z.literal('all'), z.array(z.string())], {
@@ -162,6 +179,13 @@ function together(options: Readonly<Record<string, unknown>>, context: z.Refinem
       })
     }
   }
+  if (options.persist !== undefined && options.persist !== false && options.isolate === true) {
+    context.addIssue({
+      code: 'custom',
+      path: ['persist'],
+      message: 'persist keeps one set of data, and isolate gives each key its own: use one or the other',
+    })
+  }
   if (options.generate !== undefined && options.fixtures !== undefined) {
     context.addIssue({
       code: 'custom',
@@ -183,30 +207,55 @@ function built<T>(make: () => T): () => T {
   return () => (made ??= make())
 }
 
-const sandboxOptionsSchema = built(() => z.object(sandboxFields(byName)).partial().superRefine(together))
-const serverOptionsSchema = built(() => z.object(serverFields(byName)).partial().superRefine(together))
+// Strict: an option with a name no schema knows (a typo, an option of another function or of a
+// later version) is refused by name, never skipped in silence.
+const sandboxOptionsSchema = built(() => z.strictObject(sandboxFields(byName)).partial().superRefine(together))
+const serverOptionsSchema = built(() => z.strictObject(serverFields(byName)).partial().superRefine(together))
 
 export type OptionName = keyof ReturnType<typeof serverFields>
 
+/** The options a function takes, as a refusal of unknown ones lists them: those a user sets. */
+const known = (fields: object): string =>
+  Object.entries(fields)
+    .filter(([, field]) => !(field instanceof z.ZodUndefined))
+    .map(([name]) => name)
+    .join(', ')
+
 /** Thrown for options the sandbox cannot start with; the message names every problem. */
-function check(schema: () => z.ZodType, options: unknown, what: string): void {
+function check(
+  schema: () => z.ZodType,
+  options: unknown,
+  what: string,
+  taker: { readonly name: string; readonly takes: () => string },
+): void {
   // undefined means "the default" everywhere: `{ port: undefined }` is `{}`.
   const given = Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined))
   // No option given: every default holds, with nothing to check.
   if (Object.keys(given).length === 0) return
   const result = schema().safeParse(given)
   if (result.success) return
-  throw new TypeError(`Failed to ${what}: ${result.error.issues.map((issue) => issue.message).join('; ')}`)
+  const problems = result.error.issues.map((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown option${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')} (${taker.name} takes ${taker.takes()})`
+      : issue.message,
+  )
+  throw new TypeError(`Failed to ${what}: ${problems.join('; ')}`)
 }
 
 /** Checks createSandbox's and createSandboxCore's options. */
 export function checkSandboxOptions(options: unknown): void {
-  check(sandboxOptionsSchema, options, 'create the sandbox')
+  check(sandboxOptionsSchema, options, 'create the sandbox', {
+    name: 'createSandbox',
+    takes: () => known(sandboxFields(byName)),
+  })
 }
 
 /** Checks startServer's options: the sandbox's and the server's own. */
 export function checkServerOptions(options: unknown): void {
-  check(serverOptionsSchema, options, 'start the server')
+  check(serverOptionsSchema, options, 'start the server', {
+    name: 'startServer',
+    takes: () => known(serverFields(byName)),
+  })
 }
 
 /**

@@ -11,8 +11,15 @@ import { checkPersisted, persistedChunks, type Persisted } from './admin/persist
 import { StateError } from './api/store.js'
 import { ApiError } from './http/errors.js'
 import { pause } from './http/json-body.js'
+import type { Controls } from './admin/controls.js'
+import type { Tenants } from './admin/tenants.js'
 import type { Limits } from './limits.js'
-import type { Ready } from './sandbox-state.js'
+
+/** The sandbox once its seed is built: what a save reads and a load replaces. */
+export interface Loaded {
+  readonly tenants: Tenants
+  readonly controls: Controls
+}
 
 /** The shared data and its checkpoints, as a state file holds them. */
 export interface Persistence {
@@ -28,7 +35,7 @@ export interface Persistence {
 }
 
 export function createPersistence(
-  whenReady: () => Promise<Ready>,
+  whenReady: () => Promise<Loaded>,
   defaultKey: string,
   limits: Limits,
   changes: { readonly count: number },

@@ -8,10 +8,12 @@
 import type { Asset } from './admin/exchange.js'
 import type { HostUsage, StateFileHealth } from './admin/health.js'
 import type { Notices } from './admin/notices.js'
+import type { ScenarioBook } from './admin/scenarios.js'
 import type { Pet } from './api/contract.js'
 import type { Surface } from './http/http.js'
 import type { AllowedHosts } from './http/local.js'
 import type { LimitName } from './limits.js'
+import type { Persistence } from './persistence.js'
 import type { Upstream } from './upstream.js'
 
 export interface SandboxOptions {
@@ -57,6 +59,22 @@ export interface SandboxOptions {
   now?: Date | string
   /** Reported by the health route; the server passes the package version. */
   version?: string
+  /**
+   * In a browser: keep the data (pets, the id sequence, the checkpoints, the scenarios) in the
+   * browser's IndexedDB, shared by the tabs of the origin, and load it before the first answer.
+   * `true` keeps it under the key `petstore-sandbox`; `{ key: 'my-demo' }` under another, so two
+   * demos of one origin keep apart. A changed seed drops what was kept. The address parameter
+   * `?petstore-reset` starts from the seed. Not in Node (use `--state-file` there), not with `isolate`.
+   */
+  persist?: boolean | { key?: string }
+}
+
+/** What a host that keeps the data elsewhere (a browser's storage) is handed before the first answer. */
+export interface Kept {
+  /** The shared data and its checkpoints, as a state file holds them; usable now, before any call is answered. */
+  readonly persistence: Persistence
+  /** The scenarios: kept beside the data. */
+  readonly scenarios: ScenarioBook
 }
 
 /** What the host of the core provides and asks for: the server, or (by default) an in-process adapter. */
@@ -84,4 +102,12 @@ export interface Hosting {
   readonly upstream?: Upstream
   /** Server with --state-file: the file's last save and error, for health. */
   readonly stateFile?: () => StateFileHealth
+  /**
+   * createSandbox with `persist`: runs once the seed is built and before any call is answered,
+   * the facade's included, so the stored data is loaded first and no call sees the seed before it.
+   * It should not reject: a failure to load is the host's to report.
+   */
+  readonly prepare?: (kept: Kept) => Promise<void>
+  /** createSandbox with `persist`: told of every change of the data, the checkpoints or the scenarios. */
+  readonly changed?: () => void
 }

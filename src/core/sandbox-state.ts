@@ -31,6 +31,7 @@ import { createNotices, type Notices } from './admin/notices.js'
 import { documentOrigin } from './docs/served-document.js'
 import { createRecorder } from './admin/recording.js'
 import { createScenarioBook, createTraffic, type Traffic, type WritableScenarioBook } from './admin/scenarios.js'
+import { createStateControls } from './admin/state-document.js'
 import { createTenants, labelTenant, type TenantLabel, type Tenants } from './admin/tenants.js'
 import { createAuthenticator, DEFAULT_API_KEY, type Authenticate } from './api/auth.js'
 import type { Pet } from './api/contract.js'
@@ -41,6 +42,7 @@ import type { Calls } from './dispatch.js'
 import { parseBaseUrl } from './http/base-url.js'
 import type { BodySlots } from './http/body.js'
 import type { CorsPolicy } from './http/cors.js'
+import { pause } from './http/json-body.js'
 import type { CoreRequest } from './http/http.js'
 import type { RouteTable } from './http/routes.js'
 import { resolveLimits, type Limits } from './limits.js'
@@ -113,7 +115,9 @@ export interface SandboxParts {
 
 export function createParts(config: SandboxConfig, options: SandboxOptions, hosting: Hosting): SandboxParts {
   const { limits } = config
-  const changes = { count: 0 }
+  const { changed } = hosting
+  // Only a host that keeps the data elsewhere is told of changes: every other sandbox keeps the plain counter.
+  const changes = changed === undefined ? { count: 0 } : watchedCount(changed)
   const events = createEventBus()
   return {
     notices:
@@ -125,7 +129,7 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
     journal: createJournal(limits.journalEntries, config.isolated ? config.label : () => null, limits.journalBytes),
     events,
     counters: createCounters(),
-    scenarios: createScenarioBook(),
+    scenarios: changed === undefined ? createScenarioBook() : watchedScenarios(createScenarioBook(), changed),
     traffic: createTraffic(
       { delay: options.delay, failureRate: options.failureRate },
       createRandom(options.randomSeed),
@@ -148,6 +152,52 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
     checkpointPool: { used: 0, max: limits.checkpointBytes, changes },
     bodies: { large: 0 },
     startedAt: Date.now(),
+  }
+}
+
+/**
+ * The change counter, telling the host at each move. The store and the checkpoints move it where
+ * they change (count++), so a host that keeps the data hears of every change, in every path
+ * (the API, the admin routes, the facade), without a list of those paths kept in step by hand.
+ */
+function watchedCount(changed: () => void): { count: number } {
+  return new WatchedCount(changed)
+}
+
+/** A class, so the accessor lives on its prototype (test/request-shape.test.ts holds src to that). */
+class WatchedCount {
+  #count = 0
+  readonly #changed: () => void
+  constructor(changed: () => void) {
+    this.#changed = changed
+  }
+  get count(): number {
+    return this.#count
+  }
+  set count(value: number) {
+    this.#count = value
+    this.#changed()
+  }
+}
+
+/** The scenarios, telling the host of each change: added, cleared, or a counted one used. */
+function watchedScenarios(book: WritableScenarioBook, changed: () => void): WritableScenarioBook {
+  return {
+    add(input) {
+      const added = book.add(input)
+      changed()
+      return added
+    },
+    list: () => book.list(),
+    clear() {
+      book.clear()
+      changed()
+    },
+    take(operation) {
+      const taken = book.take(operation)
+      if (taken?.remaining !== undefined) changed()
+      return taken
+    },
   }
 }
 
@@ -260,6 +310,7 @@ function createControls(config: SandboxConfig, parts: SandboxParts, hosting: Hos
     holds: createHoldControls(tenants, parts.holds),
     journal: createJournalControl(tenants, journal),
     checkpoints: createCheckpointControls({ tenants, events, clock: parts.clock, data, scenarios: scenarioControls }),
+    state: createStateControls({ tenants, data, events, limits: config.limits, pool: parts.checkpointPool, pause }),
     forwarding: parts.forwarding,
     live: createLiveControls({
       events,

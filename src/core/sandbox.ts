@@ -13,6 +13,7 @@ import type { SandboxHealth } from './admin/contract.js'
 import type { CheckpointSummary } from './admin/checkpoints.js'
 import { CheckpointInputSchema } from './admin/contract.js'
 import type { AdminOperation } from './admin/exchange.js'
+import type { StateControls } from './admin/state-document.js'
 import type { ScenarioBook } from './admin/scenarios.js'
 import type { Hold } from './admin/contract.js'
 import { createHoldControls } from './admin/controls.js'
@@ -22,7 +23,7 @@ import type { ApiOperation } from './api/exchange.js'
 import { generatePets } from './api/generate.js'
 import { petRoutes } from './api/operations.js'
 import { bundledSeed, parseSeed } from './api/seed.js'
-import { asyncStore, type PetStore } from './api/store.js'
+import { asyncStore, StateError, type PetStore } from './api/store.js'
 import type { RequestJournal } from './admin/journal.js'
 import { createDispatcher } from './dispatch.js'
 import { siteRoutes } from './docs/site.js'
@@ -63,7 +64,10 @@ export interface SandboxCore {
   tenant(key: string): PetStore
   /** All pets and the next id of one key's data (default: the first API key's). */
   snapshot(key?: string): Promise<StoreState>
-  /** Replaces all pets and the next id, after checking every entry; throws StateError naming every bad field. */
+  /**
+   * Replaces all pets and the next id, after checking every entry; throws StateError naming every bad field.
+   * Given a state document (`exportState()`, `GET /__sandbox/state`), does what `importState` does.
+   */
   restore(state: unknown, key?: string): Promise<void>
   /** Replaces the seed (e.g. a reloaded fixtures file) and resets every key's data to it. */
   reseed(fixtures: unknown, source?: string): Promise<void>
@@ -106,6 +110,19 @@ export interface SandboxCore {
   deleteCheckpoint(name: string, key?: string): Promise<void>
   /** What a state file keeps (`--state-file`): the shared data and its checkpoints. */
   readonly persistence: Persistence
+  /**
+   * One key's state (default: the shared data) as the state document's JSON text: its pets, next
+   * id and checkpoints, the same `GET /__sandbox/state` answers and a `--state-file` holds. Saved
+   * to a file, it starts a server: `npx petstore-sandbox --state-file state.json`.
+   */
+  exportState(key?: string): Promise<string>
+  /**
+   * Loads a state: a state document (`exportState()`, the dashboard's download, a `--state-file`),
+   * as text or parsed, whose checkpoints replace the ones kept; or the older `{pets, nextId}`,
+   * which leaves the checkpoints as they are. All of it is checked first, budgets included
+   * (`stateBytes` for text): throws StateError naming every problem, and changes nothing.
+   */
+  importState(state: string | object, key?: string): Promise<void>
 }
 
 export interface HoldOptions {
@@ -152,6 +169,11 @@ const IN_PROCESS: Hosting = { surface: 'in-process' }
  */
 export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting = IN_PROCESS): SandboxCore {
   checkSandboxOptions(options)
+  if (options.persist !== undefined && options.persist !== false && hosting.prepare === undefined) {
+    throw new TypeError(
+      "Failed to create the sandbox: persist is createSandbox's, in a browser, which keeps the data in IndexedDB; a core on its own keeps none (in Node use --state-file / startServer({ stateFile }))",
+    )
+  }
   const config = configure(options)
   const parts = createParts(config, options, hosting)
   const { limits, base } = config
@@ -170,7 +192,17 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
       console.error(`petstore-sandbox: unexpected failure on ${request.method} ${request.target}`, error)
     },
   }
-  const seeded = loadSeed(options, (seed) => buildReady(config, parts, hosting, setup, seed))
+  const { prepare } = hosting
+  const seeded = loadSeed(
+    options,
+    (seed) => buildReady(config, parts, hosting, setup, seed),
+    prepare &&
+      (async (ready) => {
+        // The persistence of the data just built: the seed's promise is still pending, so it must not wait for it.
+        const persistence = createPersistence(async () => ready, config.defaultKey, limits, parts.changes)
+        await prepare({ persistence, scenarios: parts.scenarios })
+      }),
+  )
   const handle = createDispatcher({
     head: createHeadCheck({
       surface: hosting.surface,
@@ -193,18 +225,27 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
 /**
  * The seed, ready now or soon. Given fixtures are checked at once, so a bad one fails
  * createSandbox. The bundled seed is read on first use (the main entry makes its default sandbox
- * on import, and must build nothing then); a generated seed loads faker first.
+ * on import, and must build nothing then); a generated seed loads faker first. With `prepare`
+ * (a host that keeps the data) the seed is built at once and the sandbox is ready only once
+ * `prepare` is done: every call, the dispatcher's and the facade's, waits for the stored data.
  */
 function loadSeed(
   options: SandboxOptions,
   build: (seed: readonly Pet[]) => Ready,
+  prepare?: (ready: Ready) => Promise<void>,
 ): { readonly now: () => Ready | Promise<Ready>; readonly later: () => Promise<Ready> } {
   const fixtures = options.fixtures === undefined ? undefined : parseSeed(options.fixtures)
   let ready: Ready | undefined
   let pending: Promise<Ready> | undefined
-  if (options.generate !== undefined) {
-    pending = generatePets(options.generate, options.randomSeed).then((pets) => (ready = build(pets)))
+  if (options.generate !== undefined) pending = generatePets(options.generate, options.randomSeed).then(build)
+  if (prepare !== undefined) {
+    const built = pending ?? Promise.resolve().then(() => build(fixtures ?? bundledSeed()))
+    pending = built.then(async (done) => {
+      await prepare(done)
+      return done
+    })
   }
+  pending = pending?.then((done) => (ready = done))
   const now = (): Ready | Promise<Ready> => ready ?? pending ?? (ready = build(fixtures ?? bundledSeed()))
   return { now, later: async () => now() }
 }
@@ -238,7 +279,13 @@ function facade(
     tenant: (key) => asyncStore(async () => (await tenants()).storeFor(key)),
     snapshot: async (key) => (await controls()).data.snapshot(key),
     async restore(input, key) {
-      ;(await controls()).data.restore(input, key)
+      const ready = await controls()
+      // A state document (GET /__sandbox/state, exportState) means here what it means to importState.
+      if (typeof input === 'object' && input !== null && Object.hasOwn(input, 'version')) {
+        await importInto(ready.state, input, key)
+        return
+      }
+      ready.data.restore(input, key)
     },
     async reseed(fixtures, source) {
       const seed = parseSeed(fixtures, source)
@@ -289,6 +336,18 @@ function facade(
       })
     },
     persistence: createPersistence(seeded.later, defaultKey, limits, parts.changes),
+    exportState: async (key) => (await controls()).state.text(key),
+    importState: async (state, key) => importInto((await controls()).state, state, key),
+  }
+}
+
+/** Loads a state (its text, or parsed), its refusal a StateError, as every other refusal of a state in-process. */
+async function importInto(controlled: StateControls, state: unknown, key: string | undefined): Promise<void> {
+  try {
+    await (typeof state === 'string' ? controlled.loadText(state, key) : controlled.load(state, key, 'state'))
+  } catch (error) {
+    if (error instanceof ApiError) throw new StateError(error.message)
+    throw error
   }
 }
 

@@ -1,0 +1,411 @@
+/**
+ * The keeper of a persisted sandbox (`createSandbox({ persist })`): the data in the browser's
+ * IndexedDB, one database per key, shared by the tabs of the origin. Loaded only by a dynamic
+ * import from persisted-sandbox.ts, so a sandbox without `persist` never loads it.
+ *
+ * - Load: once the seed is built and before any call is answered (Hosting.prepare), under the
+ *   tabs' lock. A changed seed drops what was stored (one console line); `?petstore-reset` does
+ *   too, and is then taken off the address.
+ * - Write: a call that may change the data runs under the tabs' lock, after catching up with what
+ *   another tab stored, and the data is written before the lock is let go: two tabs creating at
+ *   once are served one after the other, each from the other's last pet, so ids never collide.
+ *   A change made outside such a call (an in-process scenario, a scenario used up) is written at
+ *   the end of the current task, coalesced; `pagehide` and a hidden page flush as a belt.
+ * - Read: a call that only reads first checks the stored revision (one small record) and catches
+ *   up when another tab wrote since.
+ * - Bad storage (no IndexedDB, a corrupt record, a newer format, a full disk): the sandbox keeps
+ *   working in memory, and says so in one console line. Never an exception in the page.
+ *
+ * Stored, three records: `state`, the state document's text (core/admin/persisted.ts, as
+ * sandbox.persistence writes it: the format a --state-file holds); `created`, the pets created
+ * since `state` was written whole (a create writes one pet, not all of them); and `meta`: the
+ * layout's format, the seed's fingerprint, the revision, the scenarios.
+ *
+ * May import: the core, the other files of src/browser.
+ */
+import type { Scenario, ScenarioInput } from '../core/admin/contract.js'
+import type { Pet } from '../core/api/contract.js'
+import type { Kept } from '../core/sandbox-options.js'
+import { seedFingerprint, type SeedOptions } from './fingerprint.js'
+import { openDatabase, readRecords, writeRecords } from './idb.js'
+import { createTabs, type Tabs } from './tabs.js'
+
+/** The layout of what is stored: a newer one (a later version of the package) is never read or overwritten. */
+export const STORED_FORMAT = 1
+
+/** The address parameter that starts a demo from its seed: `?petstore-reset` (any value). */
+export const RESET_PARAMETER = 'petstore-reset'
+
+/** How a persisted sandbox runs its calls. */
+export interface Keeper {
+  /**
+   * A call that may change the data: under the tabs' lock, caught up first, written after.
+   * `created` names the pet the call created, if it did: then only that pet is written.
+   */
+  write<T>(run: () => Promise<T>, created?: (result: T) => Pet | undefined): Promise<T>
+  /** A call that only reads: caught up with the other tabs first. */
+  read<T>(run: () => Promise<T>): Promise<T>
+  /** The data, the checkpoints or the scenarios changed. */
+  changed(): void
+}
+
+export interface KeeperSetup extends Kept {
+  /** The IndexedDB database's name, and the lock's and the channel's. */
+  readonly key: string
+  readonly seed: SeedOptions
+}
+
+interface Meta {
+  readonly format: number
+  readonly fingerprint: string
+  /** Moves on every write, in whichever tab: a tab whose last load or write is another catches up. */
+  readonly revision: number
+  readonly scenarios: readonly ScenarioInput[]
+  readonly savedAt: string
+}
+
+/** Opens the stored data into the sandbox (before its first answer) and keeps it from then on. */
+export async function openKeeper(setup: KeeperSetup): Promise<Keeper> {
+  const keeper = createKeeper(setup)
+  await keeper.open()
+  return keeper
+}
+
+function createKeeper({ key, seed, persistence, scenarios }: KeeperSetup): Keeper & { open(): Promise<void> } {
+  let database: IDBDatabase | undefined
+  let tabs: Tabs | undefined
+  let fingerprint = ''
+  /** Once storage failed: every call runs in memory, and nothing is read or written again. */
+  let memory = false
+  /** Whether the data changed since it was last loaded or written. */
+  let dirty = false
+  let flushing = false
+  /** The stored revision this tab last loaded or wrote. */
+  let synced = -1
+  /** The pets stored as created since the state was last written whole (what `append` adds to). */
+  let createdSince: readonly Pet[] = []
+  /** How many changes this tab heard of: a call that made one change, a create, is appended. */
+  let heard = 0
+  /** The last catch-up found the stored data to be this tab's: under the lock, it still is. */
+  let current = false
+  let said = false
+  /** This tab's storage work, one step at a time: a catch-up never lands in the middle of a write. */
+  let queue: Promise<unknown> = Promise.resolve()
+
+  const say = (line: string) => {
+    if (said) return
+    said = true
+    console.warn(`petstore-sandbox: ${line}`)
+  }
+
+  const fallBack = (why: string) => {
+    if (memory) return
+    memory = true
+    tabs?.close()
+    say(
+      `${why}. The data is kept in memory only, and a reload starts from the seed (open the page with ?${RESET_PARAMETER} to clear the storage of key ${JSON.stringify(key)})`,
+    )
+  }
+
+  const serial = <T>(step: () => Promise<T>): Promise<T> => {
+    const next = queue.then(step, step)
+    queue = next.catch(() => undefined)
+    return next
+  }
+
+  /** Runs storage work; a failure turns the sandbox to memory, never into an exception in the page. */
+  const guarded = async (work: () => Promise<void>): Promise<void> => {
+    try {
+      await work()
+    } catch (error) {
+      fallBack(storageProblem(error))
+    }
+  }
+
+  const load = async (meta: Meta, text: unknown, created: unknown) => {
+    if (typeof text !== 'string') throw new BadStorage('its state record is missing or not text')
+    let document: unknown
+    try {
+      document = JSON.parse(text)
+    } catch {
+      throw new BadStorage('its state record is not JSON')
+    }
+    const since = createdOf(created)
+    if (since.length > 0) document = withCreated(document, since)
+    try {
+      await persistence.load(document)
+    } catch (error) {
+      throw new BadStorage(`its state record is not a state: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    scenarios.clear()
+    try {
+      for (const input of meta.scenarios) scenarios.add(input)
+    } catch (error) {
+      throw new BadStorage(`a stored scenario is wrong: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    synced = meta.revision
+    createdSince = since
+    dirty = false
+  }
+
+  /** Loads what another tab stored since this one last loaded or wrote. */
+  const catchUp = async () => {
+    current = false
+    if (memory || database === undefined) return
+    const [stamp] = await readRecords(database, ['meta'])
+    if (stamp === undefined) return
+    const meta = metaOf(stamp)
+    if (meta.format > STORED_FORMAT) throw new BadStorage(newerFormat(meta.format))
+    if (meta.revision === synced) {
+      current = true
+      return
+    }
+    // Written by a tab of another build, from another seed: not this one's to load. This tab's
+    // next write is then a whole one, over it (its revision is not this tab's).
+    if (meta.fingerprint !== fingerprint) return
+    const [latest, text, created] = await readRecords(database, ['meta', 'state', 'created'])
+    await load(metaOf(latest), text, created)
+    current = true
+  }
+
+  /** Writes the data as it is now; the caller holds the tabs' lock. */
+  const save = async () => {
+    if (memory || database === undefined || !dirty) return
+    dirty = false
+    let text = ''
+    for await (const piece of persistence.chunks()) text += piece
+    const [stamp] = await readRecords(database, ['meta'])
+    const format = formatOf(stamp)
+    if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
+    // A record spoilt since the load is written over: its revision is lost, so this one's counts on.
+    const stored = stamp === undefined ? undefined : readable(stamp)
+    const revision = Math.max(synced, stored?.revision ?? -1) + 1
+    await writeRecords(database, [
+      ['state', text],
+      ['created', []],
+      ['meta', metaAt(revision)],
+    ])
+    synced = revision
+    createdSince = []
+    tabs?.tell()
+  }
+
+  const metaAt = (revision: number): Meta => ({
+    format: STORED_FORMAT,
+    fingerprint,
+    revision,
+    scenarios: scenarios.list().map(inputOf),
+    savedAt: new Date().toISOString(),
+  })
+
+  /**
+   * Writes one created pet and nothing else changed: added to the pets created since the state
+   * was last written whole, so a create costs the same with 10 pets stored as with 10,000. The
+   * caller holds the tabs' lock and caught up just before (`current`), so what is stored is this
+   * tab's data but the pet; otherwise (nothing stored yet, another build's data) it is a whole save.
+   */
+  const append = async (pet: Pet) => {
+    if (memory || database === undefined || !dirty) return
+    if (!current || createdSince.length >= APPENDED_PETS) {
+      await save()
+      return
+    }
+    dirty = false
+    const created = [...createdSince, pet]
+    const revision = synced + 1
+    await writeRecords(database, [
+      ['created', created],
+      ['meta', metaAt(revision)],
+    ])
+    synced = revision
+    createdSince = created
+    tabs?.tell()
+  }
+
+  const flush = () => {
+    const held = tabs
+    if (memory || !dirty || flushing || held === undefined) return
+    flushing = true
+    void serial(async () => {
+      flushing = false
+      if (!memory && dirty) await guarded(() => held.exclusive(save))
+    })
+  }
+
+  const open = async () => {
+    const reset = resetAsked()
+    // In the queue like every other step: a change the load makes is never flushed in its middle.
+    await serial(() =>
+      guarded(async () => {
+        if (typeof indexedDB === 'undefined' || typeof navigator === 'undefined' || !('locks' in navigator)) {
+          throw new BadStorage('this browser gives the page no IndexedDB or no Web Locks')
+        }
+        fingerprint = seedFingerprint(seed)
+        const opened = await openDatabase(key)
+        database = opened
+        tabs = createTabs(key, () => {
+          void serial(() => guarded(catchUp))
+        })
+        await tabs.exclusive(async () => {
+          const [stamp, text, created] = await readRecords(opened, ['meta', 'state', 'created'])
+          // Nothing stored yet: the seed is what the next load would make anyway.
+          if (stamp === undefined && !reset) return
+          const format = formatOf(stamp)
+          if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
+          if (!reset) {
+            const meta = metaOf(stamp)
+            if (meta.fingerprint === fingerprint) {
+              await load(meta, text, created)
+              return
+            }
+            say(
+              `the seed changed since the data stored in this browser (key ${JSON.stringify(key)}) was saved: dropped it, starting from the new seed`,
+            )
+          }
+          // The seed, written over what was stored (spoilt storage too, on a reset): the other tabs catch up to it.
+          dirty = true
+          await save()
+        })
+      }),
+    )
+    if (reset) dropResetParameter()
+    addEventListener('pagehide', flush)
+    addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') flush()
+    })
+  }
+
+  return {
+    open,
+    write(run, created) {
+      if (memory || tabs === undefined) return run()
+      const held = tabs
+      return serial(() =>
+        held.exclusive(async () => {
+          await guarded(catchUp)
+          const before = heard
+          const result = await run().catch(async (error: unknown) => {
+            await guarded(save)
+            throw error
+          })
+          const pet = heard === before + 1 ? created?.(result) : undefined
+          await guarded(() => (pet === undefined ? save() : append(pet)))
+          return result
+        }),
+      )
+    },
+    async read(run) {
+      if (!memory) await serial(() => guarded(catchUp))
+      return run()
+    },
+    changed() {
+      heard++
+      dirty = true
+      // At the end of the current task: a burst of changes is one write.
+      queueMicrotask(flush)
+    },
+  }
+}
+
+/**
+ * Pets appended one by one before the state is written whole again: a load reads them beside the
+ * state, and each append rewrites the list, so it is kept short.
+ */
+const APPENDED_PETS = 256
+
+/** The pets stored as created since the state was written whole: an array of pet objects. */
+function createdOf(created: unknown): readonly Pet[] {
+  if (created === undefined) return []
+  if (!Array.isArray(created)) throw new BadStorage('its record of created pets is not a list')
+  return created as Pet[]
+}
+
+/** The state document with the pets created since it was written: ids above its own, in order. */
+function withCreated(document: unknown, created: readonly Pet[]): unknown {
+  if (typeof document !== 'object' || document === null || !Array.isArray((document as { pets?: unknown }).pets)) {
+    return document
+  }
+  const state = document as { pets: unknown[]; nextId?: unknown }
+  const last = created.at(-1)?.id
+  const nextId =
+    typeof last === 'number' && typeof state.nextId === 'number' ? Math.max(state.nextId, last + 1) : state.nextId
+  return { ...state, pets: [...state.pets, ...created], nextId }
+}
+
+/** Stored data this package cannot use: its message says what is wrong with it. */
+class BadStorage extends Error {
+  override readonly name = 'BadStorage'
+}
+
+function newerFormat(format: number): string {
+  return `the data stored in this browser is of a newer petstore-sandbox (format ${format}; this one reads ${STORED_FORMAT}), and is left as it is`
+}
+
+/** The format a meta record says it is of: 0 for one that says nothing. */
+function formatOf(stamp: unknown): number {
+  return typeof stamp === 'object' && stamp !== null && typeof (stamp as Meta).format === 'number'
+    ? (stamp as Meta).format
+    : 0
+}
+
+function readable(stamp: unknown): Meta | undefined {
+  try {
+    return metaOf(stamp)
+  } catch {
+    return undefined
+  }
+}
+
+/** The meta record, checked: a record of another shape is corrupt storage. */
+function metaOf(stamp: unknown): Meta {
+  if (typeof stamp !== 'object' || stamp === null || Array.isArray(stamp)) {
+    throw new BadStorage('its meta record is not an object')
+  }
+  const meta = stamp as Partial<Record<keyof Meta, unknown>>
+  if (typeof meta.format === 'number' && meta.format > STORED_FORMAT) return meta as Meta
+  if (
+    meta.format !== STORED_FORMAT ||
+    typeof meta.fingerprint !== 'string' ||
+    !Number.isSafeInteger(meta.revision) ||
+    !Array.isArray(meta.scenarios) ||
+    !meta.scenarios.every((scenario) => typeof scenario === 'object' && scenario !== null)
+  ) {
+    throw new BadStorage('its meta record is not the one this package writes')
+  }
+  return meta as Meta
+}
+
+/** What went wrong with the storage, in a few words for the console line. */
+function storageProblem(error: unknown): string {
+  if (error instanceof BadStorage) {
+    return error.message.startsWith('the data') || error.message.startsWith('this browser')
+      ? error.message
+      : `the data stored in this browser cannot be used: ${error.message}`
+  }
+  const name = error instanceof Error || error instanceof DOMException ? error.name : ''
+  if (name === 'QuotaExceededError') return "the browser's storage for this origin is full (QuotaExceededError)"
+  const message = error instanceof Error || error instanceof DOMException ? error.message : String(error)
+  return `the browser's IndexedDB failed: ${name === '' ? message : `${name}: ${message}`}`
+}
+
+/** A scenario as it was added, with what is left of its count. */
+function inputOf(scenario: Scenario): ScenarioInput {
+  return {
+    operation: scenario.operation,
+    ...(scenario.status !== undefined && { status: scenario.status }),
+    ...(scenario.delayMs !== undefined && { delayMs: scenario.delayMs }),
+    ...(scenario.retryAfterSeconds !== undefined && { retryAfterSeconds: scenario.retryAfterSeconds }),
+    ...(scenario.remaining !== undefined && { times: scenario.remaining }),
+  }
+}
+
+function resetAsked(): boolean {
+  return typeof location !== 'undefined' && new URL(location.href).searchParams.has(RESET_PARAMETER)
+}
+
+/** Takes the parameter off the address, so a plain reload keeps what is made from now on. */
+function dropResetParameter(): void {
+  const url = new URL(location.href)
+  url.searchParams.delete(RESET_PARAMETER)
+  history.replaceState(history.state, '', url)
+}
