@@ -16,6 +16,8 @@ import type {
   SandboxHealth,
   Scenario,
   ScenarioInput,
+  StateDocument,
+  StateInput,
 } from './core/admin/contract.js'
 import type { OperationId, Pet, StoreState } from './core/api/contract.js'
 import type { ErrorCode } from './core/http/errors.js'
@@ -39,6 +41,8 @@ export type {
   SandboxHealth,
   Scenario,
   ScenarioInput,
+  StateDocument,
+  StateInput,
   StoreState,
 }
 
@@ -79,10 +83,17 @@ export interface SandboxClient {
   /** `GET /__sandbox/requests`: the journal, oldest first; `operation: null` picks requests that matched none. */
   requests(filter?: JournalFilter): Promise<JournalEntry[]>
   readonly state: {
-    /** `GET /__sandbox/state`: every pet and the next id. */
-    export(): Promise<StoreState>
-    /** `PUT /__sandbox/state`: replaces them, or changes nothing and throws a 400 naming each bad field. */
-    import(state: StoreState): Promise<void>
+    /**
+     * `GET /__sandbox/state`: the state document, every pet, the next id and the checkpoints: what
+     * `--state-file` starts from, and a browser sandbox's `importState()` loads.
+     */
+    export(): Promise<StateDocument>
+    /**
+     * `PUT /__sandbox/state`: replaces the pets, the next id and the checkpoints with a state
+     * document's (the older `{pets, nextId}` leaves the checkpoints as they are), or changes
+     * nothing and throws: a 400 naming each bad field, a 507 past a budget.
+     */
+    import(state: StateInput): Promise<void>
   }
   /** `GET /__sandbox/health`: version, uptime, mode, tenants, evictions, the upstream. */
   health(): Promise<SandboxHealth>
@@ -247,7 +258,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
       return sendJson<JournalEntry[]>('GET', search === '' ? '/requests' : `/requests?${search}`)
     },
     state: {
-      export: () => sendJson<StoreState>('GET', '/state'),
+      export: () => sendJson<StateDocument>('GET', '/state'),
       import: (state) => sendVoid('PUT', '/state', state),
     },
     health: () => sendJson<SandboxHealth>('GET', '/health'),

@@ -169,31 +169,47 @@ describe('state', () => {
   const client = () => createSandboxClient({ baseUrl: isolated.url, key: 'worker-st' })
   const bad = { pets: [{ id: 1, name: 'Rex', categoryId: 'x' }], nextId: 2 } as unknown as StoreState
 
-  it('exports and imports the same state', async () => {
+  it('exports and imports the same state: the state document, checkpoints included', async () => {
     const sandbox = client()
     await sandbox.reset()
-    const seed = await sandbox.state.export()
+    // savedAt is the time of each export: the rest is the state.
+    const state = async () => {
+      const { savedAt, ...rest } = await sandbox.state.export()
+      expect(savedAt).toMatch(/^\d{4}-\d\d-\d\dT/)
+      return rest
+    }
+    const seed = await state()
+    expect(seed.version).toBe(1)
     expect(seed.pets).toHaveLength(32)
     expect(seed.nextId).toBe(33)
+    expect(seed.checkpoints).toEqual([])
 
     await createPet(isolated, 'worker-st', 'Saved')
-    const saved = await sandbox.state.export()
+    await sandbox.checkpoints.save('with-saved')
+    const saved = await state()
     expect(saved.pets.at(-1)).toEqual({ id: 33, name: 'Saved', categoryId: 1 })
+    expect(saved.checkpoints.map((checkpoint) => checkpoint.name)).toEqual(['with-saved'])
     await sandbox.reset()
-    expect(await sandbox.state.export()).toEqual(seed)
+    await sandbox.checkpoints.remove('with-saved')
+    expect(await state()).toEqual(seed)
 
     await expect(sandbox.state.import(saved)).resolves.toBeUndefined()
-    expect(await sandbox.state.export()).toEqual(saved)
+    expect(await state()).toEqual(saved)
     expect(await petStatus(isolated, 'worker-st', 33)).toBe(200)
+
+    // The older {pets, nextId}: the data replaced, the checkpoints left as they are.
+    await expect(sandbox.state.import({ pets: seed.pets, nextId: seed.nextId })).resolves.toBeUndefined()
+    expect(await state()).toEqual({ ...seed, checkpoints: saved.checkpoints })
   })
 
   it('refuses an invalid state with a 400 naming the field, and changes nothing', async () => {
     const sandbox = client()
-    const before = await sandbox.state.export()
+    const { savedAt: _, ...before } = await sandbox.state.export()
     const error = await failureOf(sandbox.state.import(bad))
     expect(error).toMatchObject({ name: 'SandboxClientError', status: 400, code: 'invalid_body', method: 'PUT' })
     expect(error.message).toContain('pets.0.categoryId')
-    expect(await sandbox.state.export()).toEqual(before)
+    const { savedAt: __, ...after } = await sandbox.state.export()
+    expect(after).toEqual(before)
   })
 })
 

@@ -305,12 +305,16 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
     it('exports all pets and the id sequence, and replaces them', async () => {
       await using(make, async (target) => {
         await createPet(target, 'Extra')
+        // The state document: what --state-file holds and exportState() gives.
         const exported = (await (await target.send('GET', '/__sandbox/state')).json()) as {
+          version: number
           pets: Pet[]
           nextId: number
+          checkpoints: unknown[]
         }
+        expect(exported).toMatchObject({ version: 1, nextId: 34, checkpoints: [] })
         expect(exported.pets).toHaveLength(33)
-        expect(exported.nextId).toBe(34)
+        expect(await target.sandbox.exportState()).toMatch(/^\{\n "version": 1,\n "savedAt": "[^"]+",\n "nextId": 34,/)
 
         const state = {
           pets: [
@@ -330,8 +334,9 @@ describe.each(transports)('sandbox controls (%s)', (transport, make) => {
         ])
         expect(((await (await createPet(target, 'Hundred')).json()) as Pet).id).toBe(100)
 
+        // restore() takes the document as importState does.
         await target.sandbox.restore(exported)
-        expect(await target.sandbox.snapshot()).toEqual(exported)
+        expect(await target.sandbox.snapshot()).toEqual({ pets: exported.pets, nextId: exported.nextId })
         await target.sandbox.reset()
         expect(await target.sandbox.pets.count()).toBe(32)
       })

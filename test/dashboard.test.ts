@@ -27,9 +27,13 @@ const LIVE = { timeout: 10_000, interval: 50 }
 const VIEWPORT = { width: 1280, height: 900 }
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
-interface StoreState {
+/** The state document the dashboard downloads (GET /__sandbox/state), what --state-file holds. */
+interface StateDocument {
+  version: number
+  savedAt: string
   pets: { id: number; name: string; categoryId: number; status?: string }[]
   nextId: number
+  checkpoints: { name: string; nextId: number; pets: unknown[] }[]
 }
 
 interface AxeViolation {
@@ -321,8 +325,9 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
     }
   })
 
-  it('downloads the state as a file and puts it back by uploading it', async () => {
+  it('downloads the state as a file and puts it back by uploading it, checkpoints included', async () => {
     expect((await createPet(server, { name: 'Kept', categoryId: 2, status: 'sold' })).status).toBe(201)
+    await server.sandbox.checkpoint('with-kept')
     const page = await contexts.page(server.url)
     const saved = await server.sandbox.snapshot()
 
@@ -332,15 +337,21 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
     ])
     expect(download.suggestedFilename()).toBe('petstore-state.json')
     const file = readFileSync(await download.path())
-    const state = JSON.parse(file.toString('utf8')) as StoreState
+    const state = JSON.parse(file.toString('utf8')) as StateDocument
+    expect(state.version).toBe(1)
     expect(state.nextId).toBe(34)
     expect(state.pets).toHaveLength(33)
     expect(state.pets.at(-1)).toEqual({ id: 33, name: 'Kept', categoryId: 2, status: 'sold' })
-    expect(state).toEqual(saved)
+    expect({ pets: state.pets, nextId: state.nextId }).toEqual(saved)
+    expect(state.checkpoints.map((checkpoint) => [checkpoint.name, checkpoint.nextId])).toEqual([['with-kept', 34]])
+    await expect
+      .poll(() => page.locator('#status').innerText(), LIVE)
+      .toBe('State saved as petstore-state.json: --state-file petstore-state.json starts a server from it.')
 
     expect((await createPet(server, { name: 'Changed later', categoryId: 1 })).status).toBe(201)
+    await server.sandbox.deleteCheckpoint('with-kept')
     await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–34 of 34 pets')
-    expect(await server.sandbox.snapshot()).not.toEqual(state)
+    await expect.poll(() => page.locator('#checkpoints li').allInnerTexts(), LIVE).toEqual(['No checkpoints yet.'])
 
     await page.getByLabel('State file (JSON)').setInputFiles({
       name: 'petstore-state.json',
@@ -349,8 +360,11 @@ describe.skipIf(!needs('chromium'))('the dashboard in headless Chromium, against
     })
     await page.getByRole('button', { name: 'Upload state' }).click()
     await expect.poll(() => page.locator('#status').innerText(), LIVE).toBe('State replaced from petstore-state.json.')
-    expect(await server.sandbox.snapshot()).toEqual(state)
+    expect(await server.sandbox.snapshot()).toEqual(saved)
+    expect((await server.sandbox.checkpoints()).map((checkpoint) => checkpoint.name)).toEqual(['with-kept'])
     await expect.poll(() => rangeOf(page), LIVE).toBe('Rows 1–33 of 33 pets')
+    await expect.poll(() => page.locator('#checkpoints li').count(), LIVE).toBe(1)
+    await expect.poll(() => page.locator('#checkpoints').innerText(), LIVE).toContain('with-kept')
     expect(await page.locator('#state-error').innerText()).toBe('')
   })
 

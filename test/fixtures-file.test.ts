@@ -50,6 +50,27 @@ describe('a fixtures file', () => {
     expect(message).toContain('entry 3: id 2 is already used by entry 1')
   })
 
+  it('takes a saved state (the document or the older {pets, nextId}): its pets, and one line naming --state-file', async () => {
+    const pets = [
+      { id: 1, name: 'Rex', categoryId: 1 },
+      { id: 4, name: 'Max', categoryId: 2, status: 'sold' },
+    ]
+    const checkpoint = { name: 'a', savedAt: '2026-11-25T09:12:44.000Z', nextId: 2, pets: pets.slice(0, 1) }
+    const document = file(
+      'document.json',
+      JSON.stringify({ version: 1, savedAt: '2026-11-25T09:30:01.000Z', nextId: 9, pets, checkpoints: [checkpoint] }),
+    )
+    const said: string[] = []
+    expect(await readFixturesFile(document, (line) => said.push(line))).toEqual(pets)
+    expect(said).toEqual([
+      `${document} is a saved state, not a list of pets: its 2 pets are the seed (a reset comes back to them); its nextId and its checkpoints (1) are not loaded: --state-file ${document} starts from the whole state`,
+    ])
+    const older = file('older.json', JSON.stringify({ pets, nextId: 9 }))
+    said.length = 0
+    expect(await readFixturesFile(older, (line) => said.push(line))).toEqual(pets)
+    expect(said).toEqual([expect.stringContaining('its nextId and its checkpoints (0) are not loaded') as unknown])
+  })
+
   it('says "nested too deeply", not "not valid JSON", for deep valid JSON', async () => {
     const path = file('deep.json', `${'['.repeat(5000)}${']'.repeat(5000)}`)
     await expect(readFixturesFile(path)).rejects.toThrow('is nested too deeply: more than 100 levels')

@@ -568,7 +568,8 @@ describe('the id space', () => {
       expect(none.status).toBe(507)
       expect(await none.json()).toMatchObject({ code: 'insufficient_storage', status: 507 })
       const exported = await (await fetch(`${server.url}/__sandbox/state`)).text()
-      expect(exported).toContain(`"nextId":${Number.MAX_SAFE_INTEGER + 1}`)
+      // The state document, one field a line.
+      expect(exported).toContain(`"nextId": ${Number.MAX_SAFE_INTEGER + 1},`)
       const back = await fetch(`${server.url}/__sandbox/state`, { method: 'PUT', headers: JSON_TYPE, body: exported })
       expect(back.status).toBe(204)
       expect((await create()).status).toBe(507)

@@ -6,6 +6,7 @@
  */
 import { adminUrl, call, getJson, scope, sendJson, type Scenario, type ScenarioInput } from './api.js'
 import { alertIn, byId, h, messageOf, say } from './dom.js'
+import { loadCheckpoints } from './checkpoints.js'
 
 const PRESETS: readonly (readonly [string, ScenarioInput])[] = [
   ['The next createPet fails with 503', { operation: 'createPet', status: 503, times: 1 }],
@@ -119,7 +120,8 @@ export function setUpControls(afterReset: () => void, afterImport: () => void): 
       setTimeout(() => {
         URL.revokeObjectURL(url)
       }, 10_000)
-      say('State saved as petstore-state.json.')
+      // The state document: what --state-file starts from, and a browser sandbox's importState() loads.
+      say('State saved as petstore-state.json: --state-file petstore-state.json starts a server from it.')
     })
   })
 
@@ -138,6 +140,8 @@ export function setUpControls(afterReset: () => void, afterImport: () => void): 
       say(`State replaced from ${chosen.name}.`)
       upload.reset()
       afterImport()
+      // A state document brings its checkpoints (the older {pets, nextId} leaves them as they were).
+      void loadCheckpoints()
     })
   })
 }

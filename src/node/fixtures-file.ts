@@ -7,14 +7,24 @@ import { unwatchFile, watchFile } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { Pet } from '../core/api/contract.js'
 import { readJson } from '../core/http/json.js'
-import { parseSeed } from '../core/api/seed.js'
+import { parseSeed, parseStateSeed, type StateSeed } from '../core/api/seed.js'
 
 /** Thrown for a fixtures file that cannot be read or is not valid; the message names file, entry and field. */
 export class FixturesFileError extends Error {
   override readonly name = 'FixturesFileError'
 }
 
-export async function readFixturesFile(file: string): Promise<readonly Pet[]> {
+/**
+ * The seed a fixtures file holds. A saved state (the dashboard's download, a --state-file) is
+ * taken too: its pets are the seed, and `note` is told in one line what a seed leaves out of it
+ * and which flag keeps it whole.
+ */
+export async function readFixturesFile(
+  file: string,
+  note: (line: string) => void = (line) => {
+    console.warn(`petstore-sandbox: ${line}`)
+  },
+): Promise<readonly Pet[]> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
@@ -25,10 +35,18 @@ export async function readFixturesFile(file: string): Promise<readonly Pet[]> {
   const read = readJson(text, `fixtures file ${file}`)
   if (!read.ok) throw new FixturesFileError(read.problems.join('; '))
   try {
-    return parseSeed(read.value, `fixtures file ${file}`)
+    const state = parseStateSeed(read.value, `fixtures file ${file}`)
+    if (state === undefined) return parseSeed(read.value, `fixtures file ${file}`)
+    note(stateSeedLine(file, state))
+    return state.pets
   } catch (error) {
     throw new FixturesFileError((error as Error).message)
   }
+}
+
+/** The one line --fixtures says of a saved state: what it starts from, what it leaves, and the flag that keeps it. */
+export function stateSeedLine(file: string, state: StateSeed): string {
+  return `${file} is a saved state, not a list of pets: its ${state.pets.length} pets are the seed (a reset comes back to them); its nextId and its checkpoints (${state.checkpoints}) are not loaded: --state-file ${file} starts from the whole state`
 }
 
 /**

@@ -5,7 +5,7 @@
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
-import { OPERATIONS, PetSchema } from '../api/contract.js'
+import { OPERATIONS, PetSchema, StoreStateSchema } from '../api/contract.js'
 import { LIMIT_NAMES, LIMITS } from '../limits.js'
 
 /** The failures a scenario can simulate: what the interface or any HTTP service can answer. */
@@ -195,6 +195,53 @@ export const CheckpointInputSchema = z
     replace: z.boolean().optional().meta({ description: 'Save over a checkpoint of the same name (default: false)' }),
   })
   .strict()
+
+const SavedAtSchema = z.string().meta({ description: 'When it was saved (ISO 8601)' })
+
+/** A checkpoint as a state document holds it: its data whole, and its scenarios when saved with them. */
+export const StateCheckpointSchema = z
+  .object({
+    name: CheckpointInputSchema.shape.name,
+    savedAt: SavedAtSchema,
+    nextId: StoreStateSchema.shape.nextId,
+    scenarios: z
+      .array(ScenarioInputSchema)
+      .max(MAX_SCENARIOS)
+      .optional()
+      .meta({ description: 'The scenarios a rewind puts back, as they were added; absent when saved without them' }),
+    pets: z.array(PetSchema),
+  })
+  .strict()
+
+/**
+ * THE state document (admin/persisted.ts writes and checks it): what GET /__sandbox/state
+ * answers, a `--state-file` holds, and a browser sandbox exports and loads.
+ */
+export const StateDocumentSchema = z
+  .object({
+    version: z.literal(1).meta({ description: 'The format: a state of another version is refused, never guessed at' }),
+    savedAt: SavedAtSchema,
+    nextId: StoreStateSchema.shape.nextId,
+    pets: z.array(PetSchema),
+    checkpoints: z.array(StateCheckpointSchema).meta({ description: 'Oldest saved first' }),
+  })
+  .strict()
+  .meta({ description: 'The data (pets and the id sequence) and the checkpoints of one key' })
+
+/**
+ * What PUT /__sandbox/state takes: a state document (`savedAt` and `checkpoints` may be left
+ * out), or the older download, `{pets, nextId}`, which leaves the checkpoints as they are.
+ */
+export const StateInputSchema = z.union([
+  StateDocumentSchema.partial({ savedAt: true, checkpoints: true }),
+  StoreStateSchema.meta({
+    description:
+      'The older download (before 0.14): the pets and the next id only; the checkpoints are left as they are',
+  }),
+])
+
+export type StateDocument = z.infer<typeof StateDocumentSchema>
+export type StateInput = z.input<typeof StateInputSchema>
 
 export const SandboxHealthSchema = z.object({
   status: z.literal('ok'),

@@ -25,6 +25,7 @@ import type { HoldBook } from './holds.js'
 import type { JournalEntry, JournalFilter, WritableJournal } from './journal.js'
 import { matchesFilter } from './journal.js'
 import type { LiveControls } from './live.js'
+import type { StateControls } from './state-document.js'
 import type { WritableScenarioBook } from './scenarios.js'
 import type { TenantLabel, Tenants } from './tenants.js'
 
@@ -78,6 +79,8 @@ export interface Controls {
   /** The journal, or in isolated mode with a key that key's entries only, filtered. */
   journal(key: string | undefined, filter: JournalFilter): JournalEntry[]
   readonly checkpoints: CheckpointControls
+  /** A key's state as one document (state-document.ts): what GET and PUT /__sandbox/state carry. */
+  readonly state: StateControls
   readonly forwarding: ForwardingState
   readonly live: LiveControls
   health(): SandboxHealth

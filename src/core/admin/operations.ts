@@ -21,27 +21,22 @@ import {
   PetPageSchema,
   SandboxHealthSchema,
   ScenarioInputSchema,
+  StateDocumentSchema,
+  StateInputSchema,
   ScenarioSchema,
   TenantSchema,
   TrafficSchema,
   type ScenarioInput,
 } from './contract.js'
-import {
-  checkObject,
-  checkStoreStateInSlices,
-  PET_STATUSES,
-  StoreStateSchema,
-  type PetStatus,
-} from '../api/contract.js'
+import { checkObject, PET_STATUSES, type PetStatus } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
-import { json, noContent } from '../http/http.js'
+import { json, JSON_HEADERS, noContent } from '../http/http.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { readQuery } from '../http/query.js'
 import { checkpointNameProblem } from './checkpoints.js'
 import type { AdminOperation, AdminRoute } from './exchange.js'
 import { forwardingOf, readForwardInput } from './forwarding.js'
 import { ScenarioError } from './scenarios.js'
-import { pause } from '../http/json-body.js'
 
 /** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
 function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -152,33 +147,36 @@ const clearScenarios = admin({
   },
 })
 
+const STATE_DOCUMENT =
+  'The state document: `version` (1), `savedAt`, `nextId`, `pets` and `checkpoints`, the same a `--state-file` holds and a browser sandbox exports (`exportState()`).'
+
 const exportState = admin({
   id: 'exportState',
-  summary: 'All pets and the next id',
-  description: SCOPE,
+  summary: 'All pets, the next id and the checkpoints, as a state document',
+  description: `${STATE_DOCUMENT} It starts a server as it is (\`--state-file\`), and loads back here or into a browser sandbox (\`importState()\`). ${SCOPE}`,
   errors: [],
-  success: [{ status: 200, description: 'The state', schema: StoreStateSchema }],
-  run: ({ controls, key }) => json(200, controls.data.snapshot(key)),
+  success: [{ status: 200, description: 'The state document', schema: StateDocumentSchema }],
+  run: async ({ controls, key }) => ({ status: 200, headers: JSON_HEADERS, body: await controls.state.text(key) }),
 })
 
 const importState = admin({
   id: 'importState',
   makesTenant: true,
-  summary: 'Replace all pets and the next id',
+  summary: 'Replace all pets, the next id and the checkpoints',
   description:
-    `Every entry is checked first, and every problem named at once; nothing is replaced when one is wrong. ` +
+    `${STATE_DOCUMENT} Its checkpoints replace the ones kept. The older download, \`{"pets": [...], "nextId": n}\` alone, is taken too: ` +
+    `it replaces the pets and the next id, and leaves the checkpoints as they are. ` +
+    `Every entry is checked first, and every problem named at once; nothing is replaced when one is wrong, or when the checkpoints do not fit their budgets. ` +
     `A large state is parsed and checked in slices, so other requests go on meanwhile. ${SCOPE}`,
   body: {
     limit: 'stateBytes',
-    schema: StoreStateSchema,
-    emptyHint: 'send a JSON state {"pets": [...], "nextId": n}',
+    schema: StateInputSchema,
+    emptyHint: 'send a state document (GET /__sandbox/state), or {"pets": [...], "nextId": n}',
   },
   errors: ['invalid_body', 'insufficient_storage'],
   success: [{ status: 204, description: 'Replaced' }],
   async run({ controls, key, body }) {
-    const checked = await checkStoreStateInSlices(body, pause)
-    if (!checked.ok) throw new ApiError('invalid_body', `Invalid state: ${checked.problems.join('; ')}`)
-    controls.data.apply(checked.value, key)
+    await controls.state.load(body, key)
     return noContent()
   },
 })

@@ -1,11 +1,20 @@
 /**
- * What `--state-file` keeps: the data (pets and the id sequence) and the checkpoints of the
- * shared tenant, in one JSON document. Made here and checked here, the way a state import is:
- * every problem named at once, nothing used when one is wrong.
+ * THE state document: the data (pets and the id sequence) and the checkpoints of one tenant, in
+ * one JSON document. What `--state-file` keeps, what `GET /__sandbox/state` answers, what a
+ * browser's storage holds and `sandbox.exportState()` gives. Made here and checked here, the way
+ * a state import is: every problem named at once, nothing used when one is wrong. The older
+ * download, `{pets, nextId}` alone, is still read where a state is given: its data only.
  *
  * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { checkObject, checkStoreState, type Checked, type Pet, type StoreState } from '../api/contract.js'
+import {
+  checkObject,
+  checkStoreState,
+  checkStoreStateInSlices,
+  type Checked,
+  type Pet,
+  type StoreState,
+} from '../api/contract.js'
 import { petText } from '../api/store.js'
 import { preview } from '../http/json.js'
 import { checkpointNameProblem, type Checkpoint } from './checkpoints.js'
@@ -18,7 +27,15 @@ export const PERSISTED_VERSION = 1
 export interface Persisted {
   readonly state: StoreState
   readonly checkpoints: readonly Omit<Checkpoint, 'bytes'>[]
+  /**
+   * `document`: the whole format, whose checkpoints replace the tenant's. `data`: the older
+   * download (`{pets, nextId}`, before 0.14), which holds no checkpoints: they are left as they are.
+   */
+  readonly shape: 'document' | 'data'
 }
+
+/** The older download's keys: an object of these only, without `version`, is read as data alone. */
+const DATA_KEYS = ['pets', 'nextId']
 
 const TOP_KEYS = ['version', 'savedAt', 'pets', 'nextId', 'checkpoints']
 const CHECKPOINT_KEYS = ['name', 'savedAt', 'pets', 'nextId', 'scenarios']
@@ -85,15 +102,50 @@ async function* petLines(pets: readonly Pet[], indent: string, pause: () => Prom
   yield `\n${indent}]`
 }
 
-/** Checks a state file's JSON: the data as an import is checked, each checkpoint the same way. */
-export function checkPersisted(input: unknown): Checked<Persisted> {
+/**
+ * Checks a state's JSON: the document (the data as an import is checked, each checkpoint the same
+ * way), or the older `{pets, nextId}`. `subject` names the whole in a message: "the file", "body".
+ */
+export function checkPersisted(input: unknown, subject = 'the file'): Checked<Persisted> {
+  const steps = checkSteps(input, subject)
+  for (let step = steps.next(); ;) {
+    if (step.done === true) return step.value
+    step = steps.next(checkStoreState(step.value))
+  }
+}
+
+/** checkPersisted for a large state (an import): the pets checked in slices, pausing between them. */
+export async function checkPersistedInSlices(
+  input: unknown,
+  pause: () => Promise<void>,
+  subject = 'body',
+): Promise<Checked<Persisted>> {
+  const steps = checkSteps(input, subject)
+  for (let step = steps.next(); ;) {
+    if (step.done === true) return step.value
+    step = steps.next(await checkStoreStateInSlices(step.value, pause))
+  }
+}
+
+/** The older download: an object of `pets` and `nextId` only, with no `version` to say otherwise. */
+function isDataOnly(document: Record<string, unknown>): boolean {
+  return document.version === undefined && Object.keys(document).every((key) => DATA_KEYS.includes(key))
+}
+
+/**
+ * The checks, in one place for both ways of running them: each `{pets, nextId}` met (the data,
+ * then each checkpoint's) is yielded, and the caller sends back its check, whole or in slices.
+ */
+function* checkSteps(input: unknown, subject: string): Generator<unknown, Checked<Persisted>, Checked<StoreState>> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return {
-      ok: false,
-      problems: [`the file must hold a JSON object, got ${Array.isArray(input) ? 'an array' : preview(input)}`],
-    }
+    const must = subject === 'the file' ? 'the file must hold a JSON object' : `${subject} must be a JSON object`
+    return { ok: false, problems: [`${must}, got ${Array.isArray(input) ? 'an array' : preview(input)}`] }
   }
   const document = input as Record<string, unknown>
+  if (isDataOnly(document)) {
+    const data = yield document
+    return data.ok ? { ok: true, value: { state: data.value, checkpoints: [], shape: 'data' } } : data
+  }
   const problems: string[] = []
   for (const key of Object.keys(document)) if (!TOP_KEYS.includes(key)) problems.push(`unknown field ${key}`)
   if (document.savedAt !== undefined && !isDate(document.savedAt)) {
@@ -102,7 +154,7 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
   if (document.version !== PERSISTED_VERSION) {
     problems.push(`version must be ${PERSISTED_VERSION}, got ${describe(document.version)}`)
   }
-  const state = checkStoreState({ pets: document.pets, nextId: document.nextId })
+  const state = yield { pets: document.pets, nextId: document.nextId }
   if (!state.ok) problems.push(...state.problems)
   const checkpoints: Omit<Checkpoint, 'bytes'>[] = []
   const raw = document.checkpoints === undefined ? [] : document.checkpoints
@@ -128,31 +180,9 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
     if (!isDate(savedAt)) {
       problems.push(`${at}.savedAt must be a date (ISO 8601), got ${describe(savedAt)}`)
     }
-    const saved = checkStoreState({ pets: fields.pets, nextId: fields.nextId })
+    const saved = yield { pets: fields.pets, nextId: fields.nextId }
     if (!saved.ok) problems.push(...saved.problems.map((problem) => `${at}.${problem}`))
-    let scenarios: ScenarioInput[] | undefined
-    if (fields.scenarios !== undefined) {
-      if (!Array.isArray(fields.scenarios)) {
-        problems.push(`${at}.scenarios must be an array`)
-      } else {
-        scenarios = []
-        if (fields.scenarios.length > MAX_SCENARIOS) {
-          problems.push(
-            `${at}.scenarios holds ${fields.scenarios.length}, more than the ${MAX_SCENARIOS} a sandbox keeps`,
-          )
-        }
-        for (const [position, scenario] of (fields.scenarios as unknown[]).entries()) {
-          const where = `${at}.scenarios.${position}`
-          if (typeof scenario !== 'object' || scenario === null || Array.isArray(scenario)) {
-            problems.push(`${where} must be a JSON object`)
-            continue
-          }
-          const checked = checkObject(ScenarioInputSchema, scenario, where)
-          if (checked.ok) scenarios.push(scenario)
-          else problems.push(...checked.problems.map((problem) => `${where}.${problem}`))
-        }
-      }
-    }
+    const scenarios = checkScenarios(fields.scenarios, at, problems)
     if (saved.ok && nameProblem === undefined && typeof savedAt === 'string') {
       checkpoints.push({
         name,
@@ -166,7 +196,31 @@ export function checkPersisted(input: unknown): Checked<Persisted> {
     }
   }
   if (problems.length > 0 || !state.ok) return { ok: false, problems }
-  return { ok: true, value: { state: state.value, checkpoints } }
+  return { ok: true, value: { state: state.value, checkpoints, shape: 'document' } }
+}
+
+/** A checkpoint's scenarios, checked as a POST of each would be; undefined when it holds none. */
+function checkScenarios(value: unknown, at: string, problems: string[]): ScenarioInput[] | undefined {
+  if (value === undefined) return undefined
+  if (!Array.isArray(value)) {
+    problems.push(`${at}.scenarios must be an array`)
+    return undefined
+  }
+  const scenarios: ScenarioInput[] = []
+  if (value.length > MAX_SCENARIOS) {
+    problems.push(`${at}.scenarios holds ${value.length}, more than the ${MAX_SCENARIOS} a sandbox keeps`)
+  }
+  for (const [position, scenario] of (value as unknown[]).entries()) {
+    const where = `${at}.scenarios.${position}`
+    if (typeof scenario !== 'object' || scenario === null || Array.isArray(scenario)) {
+      problems.push(`${where} must be a JSON object`)
+      continue
+    }
+    const checked = checkObject(ScenarioInputSchema, scenario, where)
+    if (checked.ok) scenarios.push(scenario)
+    else problems.push(...checked.problems.map((problem) => `${where}.${problem}`))
+  }
+  return scenarios
 }
 
 /** An ISO 8601 date and time, as the sandbox writes them: `2026-11-25T09:30:01.000Z`. */

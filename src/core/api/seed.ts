@@ -41,6 +41,30 @@ export function parseSeed(input: unknown, source = 'fixtures'): readonly Pet[] {
   return Object.freeze(pets)
 }
 
+/** Fixtures that are a saved state: its pets as the seed, and what of the state a seed leaves out. */
+export interface StateSeed {
+  readonly pets: readonly Pet[]
+  /** The checkpoints the state holds, which a seed does not: --state-file loads them. */
+  readonly checkpoints: number
+}
+
+/**
+ * Fixtures given a saved state (the state document of GET /__sandbox/state and --state-file, or
+ * the older `{pets, nextId}`): an object with `pets`. Its pets are checked as any fixtures are and
+ * become the seed, so a reset comes back to them; the next id follows the highest of them, as with
+ * any seed. Undefined for anything else: parseSeed judges it.
+ */
+export function parseStateSeed(input: unknown, source = 'fixtures'): StateSeed | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || !Object.hasOwn(input, 'pets')) {
+    return undefined
+  }
+  const { pets, checkpoints } = input as { pets: unknown; checkpoints?: unknown }
+  return {
+    pets: parseSeed(pets, `${source} (the pets of a saved state)`),
+    checkpoints: Array.isArray(checkpoints) ? checkpoints.length : 0,
+  }
+}
+
 function describeId(entry: unknown): string {
   const id = typeof entry === 'object' && entry !== null ? (entry as { id?: unknown }).id : undefined
   return typeof id === 'number' || typeof id === 'string' ? ` (id ${id})` : ''
