@@ -201,6 +201,27 @@ describe('the layout', () => {
   })
 })
 
+describe('the panel entry', () => {
+  const panelFiles = ['src/panel.ts', ...allSources('src/browser/panel')]
+
+  it('takes only types from the core facade, and the rest from src/browser/panel', () => {
+    expect(panelFiles.length).toBeGreaterThan(1)
+    for (const file of panelFiles) {
+      const text = read(file)
+      expect(text, file).toMatch(/May import: /)
+      expect(text, `${file}: a side-effect or dynamic import`).not.toMatch(
+        /(?:^|\n)\s*import\s*['"]|\bimport\s*\(\s*['"`]/,
+      )
+      for (const { specifier, typeOnly } of importStatements(text)) {
+        expect(specifier, `${file} imports the package ${specifier}`).toMatch(/^\./)
+        const target = resolvedFrom(file, specifier)
+        const allowed = target.startsWith('src/browser/panel/') || (typeOnly && target === 'src/core/sandbox.ts')
+        expect(allowed, `${file} imports ${target}${typeOnly ? ' (types)' : ''}`).toBe(true)
+      }
+    }
+  })
+})
+
 describe('what each entry loads', () => {
   /** Every package a built entry reaches through its imports, following relative files. */
   const packagesReached = (entry: string): Set<string> => {
@@ -249,6 +270,46 @@ describe('what each entry loads', () => {
   it('the main entry needs msw and the core packages, nothing of the server', () => {
     const reached = [...packagesReached(built('dist/src/index.js'))].sort()
     expect(reached).toEqual(['msw', 'pure-rand'])
+  })
+
+  /** Every file of dist/ a built entry reaches, through static and dynamic imports alike. */
+  const filesReached = (entry: string): string[] => {
+    const seen = new Set<string>()
+    const visit = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      const text = readFileSync(file, 'utf8')
+      const dynamic = [...text.matchAll(/\bimport\(\s*(['"])([^'"]+)\1\s*\)/g)].map((m) => m[2] ?? '')
+      for (const specifier of [...importsOf(text), ...dynamic]) {
+        if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier))
+      }
+    }
+    visit(join(root, entry))
+    return [...seen]
+  }
+  /** Strings only the panel's code holds: its host element's name and its hint. */
+  const PANEL_MARKS = ['petstore-sandbox-panel', 'opens and closes this panel']
+  /** Strings of the core: the dispatcher's last resort, and every simulated failure's message. */
+  const CORE_MARKS = ['unexpected failure on', 'Simulated by the sandbox']
+  const holdsAny = (files: readonly string[], marks: readonly string[]) =>
+    files
+      .filter((file) => marks.some((mark) => readFileSync(file, 'utf8').includes(mark)))
+      .map((file) => relative(root, file))
+
+  it('the panel entry loads no package and nothing of the core', () => {
+    const panel = built('dist/src/panel.js')
+    expect([...packagesReached(panel)]).toEqual([])
+    // esbuild's own helpers (a chunk every entry imports) may come along; the core may not.
+    expect(holdsAny(filesReached(panel), CORE_MARKS)).toEqual([])
+    expect(holdsAny(filesReached('dist/src/index.js'), CORE_MARKS).length).toBeGreaterThan(0)
+    const text = read(panel)
+    for (const mark of PANEL_MARKS) expect(text, `${panel} is from the last build: ${BUILD_FIRST}`).toContain(mark)
+  })
+
+  it.each(['dist/src/index.js', 'dist/src/server.js'])('%s never loads the panel', (entry) => {
+    const files = filesReached(built(entry))
+    expect(files.length).toBeGreaterThan(1)
+    expect(holdsAny(files, PANEL_MARKS)).toEqual([])
   })
 
   it('the main entry builds no sandbox on import; the default one is made on first use', async () => {
