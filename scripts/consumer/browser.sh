@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# examples/browser built with Vite from the tarball and msw $CONSUMER_MSW, then driven in
-# Debian's Chromium by test/browser-example.test.ts (the repository's harness drives; the page,
-# its msw and its service worker all come from this project).
+# examples/browser built with Vite from the tarball and msw $CONSUMER_MSW, as a user builds the
+# static demo: its vite.config.ts puts it under the sub-path /petstore-demo/, and
+# test/browser-example.test.ts serves dist/ there as a static host would and drives it in Debian's
+# Chromium: reloads, two tabs, reset, a changed seed, the panel, corrupt storage (the repository's
+# harness drives; the page, its msw, its service worker and the panel all come from this project).
 source "$(dirname "$0")/lib.sh"
 echo "Node $(node --version), msw $msw_range, examples/browser"
 
