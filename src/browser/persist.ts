@@ -66,63 +66,157 @@ interface Meta {
 
 /** Opens the stored data into the sandbox (before its first answer) and keeps it from then on. */
 export async function openKeeper(setup: KeeperSetup): Promise<Keeper> {
-  const keeper = createKeeper(setup)
+  const keeper = new StoredKeeper(setup)
   await keeper.open()
   return keeper
 }
 
-function createKeeper({ key, seed, persistence, scenarios }: KeeperSetup): Keeper & { open(): Promise<void> } {
-  let database: IDBDatabase | undefined
-  let tabs: Tabs | undefined
-  let fingerprint = ''
+/**
+ * The keeper's state and its steps, each a method of its own. A class, not a closure: one
+ * function holding every step ran to 235 lines.
+ */
+class StoredKeeper implements Keeper {
+  readonly #key: string
+  readonly #seed: SeedOptions
+  readonly #persistence: KeeperSetup['persistence']
+  readonly #scenarios: KeeperSetup['scenarios']
+  #database: IDBDatabase | undefined
+  #tabs: Tabs | undefined
+  #fingerprint = ''
   /** Once storage failed: every call runs in memory, and nothing is read or written again. */
-  let memory = false
+  #memory = false
   /** Whether the data changed since it was last loaded or written. */
-  let dirty = false
-  let flushing = false
+  #dirty = false
+  #flushing = false
   /** The stored revision this tab last loaded or wrote. */
-  let synced = -1
+  #synced = -1
   /** The pets stored as created since the state was last written whole (what `append` adds to). */
-  let createdSince: readonly Pet[] = []
+  #createdSince: readonly Pet[] = []
   /** How many changes this tab heard of: a call that made one change, a create, is appended. */
-  let heard = 0
+  #heard = 0
   /** The last catch-up found the stored data to be this tab's: under the lock, it still is. */
-  let current = false
-  let said = false
+  #current = false
+  #said = false
   /** This tab's storage work, one step at a time: a catch-up never lands in the middle of a write. */
-  let queue: Promise<unknown> = Promise.resolve()
+  #queue: Promise<unknown> = Promise.resolve()
 
-  const say = (line: string) => {
-    if (said) return
-    said = true
-    console.warn(`petstore-sandbox: ${line}`)
+  constructor({ key, seed, persistence, scenarios }: KeeperSetup) {
+    this.#key = key
+    this.#seed = seed
+    this.#persistence = persistence
+    this.#scenarios = scenarios
   }
 
-  const fallBack = (why: string) => {
-    if (memory) return
-    memory = true
-    tabs?.close()
-    say(
-      `${why}. The data is kept in memory only, and a reload starts from the seed (open the page with ?${RESET_PARAMETER} to clear the storage of key ${JSON.stringify(key)})`,
+  async open(): Promise<void> {
+    const reset = resetAsked()
+    // In the queue like every other step: a change the load makes is never flushed in its middle.
+    await this.#serial(() => this.#guarded(() => this.#openStored(reset)))
+    if (reset) dropResetParameter()
+    const flush = () => {
+      this.#flush()
+    }
+    addEventListener('pagehide', flush)
+    addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') flush()
+    })
+  }
+
+  write<T>(run: () => Promise<T>, created?: (result: T) => Pet | undefined): Promise<T> {
+    const held = this.#tabs
+    if (this.#memory || held === undefined) return run()
+    return this.#serial(() =>
+      held.exclusive(async () => {
+        await this.#guarded(() => this.#catchUp())
+        const before = this.#heard
+        const result = await run().catch(async (error: unknown) => {
+          await this.#guarded(() => this.#save())
+          throw error
+        })
+        const pet = this.#heard === before + 1 ? created?.(result) : undefined
+        await this.#guarded(() => (pet === undefined ? this.#save() : this.#append(pet)))
+        return result
+      }),
     )
   }
 
-  const serial = <T>(step: () => Promise<T>): Promise<T> => {
-    const next = queue.then(step, step)
-    queue = next.catch(() => undefined)
+  async read<T>(run: () => Promise<T>): Promise<T> {
+    if (!this.#memory) await this.#serial(() => this.#guarded(() => this.#catchUp()))
+    return run()
+  }
+
+  changed(): void {
+    this.#heard++
+    this.#dirty = true
+    // At the end of the current task: a burst of changes is one write.
+    queueMicrotask(() => {
+      this.#flush()
+    })
+  }
+
+  /** The first load, under the tabs' lock: what is stored, or the seed written over it. */
+  async #openStored(reset: boolean): Promise<void> {
+    if (typeof indexedDB === 'undefined' || typeof navigator === 'undefined' || !('locks' in navigator)) {
+      throw new BadStorage('this browser gives the page no IndexedDB or no Web Locks')
+    }
+    this.#fingerprint = seedFingerprint(this.#seed)
+    const opened = await openDatabase(this.#key)
+    this.#database = opened
+    this.#tabs = createTabs(this.#key, () => {
+      void this.#serial(() => this.#guarded(() => this.#catchUp()))
+    })
+    await this.#tabs.exclusive(async () => {
+      const [stamp, text, created] = await readRecords(opened, ['meta', 'state', 'created'])
+      // Nothing stored yet: the seed is what the next load would make anyway.
+      if (stamp === undefined && !reset) return
+      const format = formatOf(stamp)
+      if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
+      if (!reset) {
+        const meta = metaOf(stamp)
+        if (meta.fingerprint === this.#fingerprint) {
+          await this.#load(meta, text, created)
+          return
+        }
+        this.#say(
+          `the seed changed since the data stored in this browser (key ${JSON.stringify(this.#key)}) was saved: dropped it, starting from the new seed`,
+        )
+      }
+      // The seed, written over what was stored (spoilt storage too, on a reset): the other tabs catch up to it.
+      this.#dirty = true
+      await this.#save()
+    })
+  }
+
+  #say(line: string): void {
+    if (this.#said) return
+    this.#said = true
+    console.warn(`petstore-sandbox: ${line}`)
+  }
+
+  #fallBack(why: string): void {
+    if (this.#memory) return
+    this.#memory = true
+    this.#tabs?.close()
+    this.#say(
+      `${why}. The data is kept in memory only, and a reload starts from the seed (open the page with ?${RESET_PARAMETER} to clear the storage of key ${JSON.stringify(this.#key)})`,
+    )
+  }
+
+  #serial<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(step, step)
+    this.#queue = next.catch(() => undefined)
     return next
   }
 
   /** Runs storage work; a failure turns the sandbox to memory, never into an exception in the page. */
-  const guarded = async (work: () => Promise<void>): Promise<void> => {
+  async #guarded(work: () => Promise<void>): Promise<void> {
     try {
       await work()
     } catch (error) {
-      fallBack(storageProblem(error))
+      this.#fallBack(storageProblem(error))
     }
   }
 
-  const load = async (meta: Meta, text: unknown, created: unknown) => {
+  async #load(meta: Meta, text: unknown, created: unknown): Promise<void> {
     if (typeof text !== 'string') throw new BadStorage('its state record is missing or not text')
     let document: unknown
     try {
@@ -133,70 +227,74 @@ function createKeeper({ key, seed, persistence, scenarios }: KeeperSetup): Keepe
     const since = createdOf(created)
     if (since.length > 0) document = withCreated(document, since)
     try {
-      await persistence.load(document)
+      await this.#persistence.load(document)
     } catch (error) {
       throw new BadStorage(`its state record is not a state: ${error instanceof Error ? error.message : String(error)}`)
     }
-    scenarios.clear()
+    this.#scenarios.clear()
     try {
-      for (const input of meta.scenarios) scenarios.add(input)
+      for (const input of meta.scenarios) this.#scenarios.add(input)
     } catch (error) {
       throw new BadStorage(`a stored scenario is wrong: ${error instanceof Error ? error.message : String(error)}`)
     }
-    synced = meta.revision
-    createdSince = since
-    dirty = false
+    this.#synced = meta.revision
+    this.#createdSince = since
+    this.#dirty = false
   }
 
   /** Loads what another tab stored since this one last loaded or wrote. */
-  const catchUp = async () => {
-    current = false
-    if (memory || database === undefined) return
+  async #catchUp(): Promise<void> {
+    this.#current = false
+    const database = this.#database
+    if (this.#memory || database === undefined) return
     const [stamp] = await readRecords(database, ['meta'])
     if (stamp === undefined) return
     const meta = metaOf(stamp)
     if (meta.format > STORED_FORMAT) throw new BadStorage(newerFormat(meta.format))
-    if (meta.revision === synced) {
-      current = true
+    if (meta.revision === this.#synced) {
+      this.#current = true
       return
     }
     // Written by a tab of another build, from another seed: not this one's to load. This tab's
     // next write is then a whole one, over it (its revision is not this tab's).
-    if (meta.fingerprint !== fingerprint) return
+    if (meta.fingerprint !== this.#fingerprint) return
     const [latest, text, created] = await readRecords(database, ['meta', 'state', 'created'])
-    await load(metaOf(latest), text, created)
-    current = true
+    await this.#load(metaOf(latest), text, created)
+    this.#current = true
   }
 
   /** Writes the data as it is now; the caller holds the tabs' lock. */
-  const save = async () => {
-    if (memory || database === undefined || !dirty) return
-    dirty = false
+  async #save(): Promise<void> {
+    const database = this.#database
+    if (this.#memory || database === undefined || !this.#dirty) return
+    this.#dirty = false
     let text = ''
-    for await (const piece of persistence.chunks()) text += piece
+    for await (const piece of this.#persistence.chunks()) text += piece
     const [stamp] = await readRecords(database, ['meta'])
     const format = formatOf(stamp)
     if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
     // A record spoilt since the load is written over: its revision is lost, so this one's counts on.
     const stored = stamp === undefined ? undefined : readable(stamp)
-    const revision = Math.max(synced, stored?.revision ?? -1) + 1
+    const revision = Math.max(this.#synced, stored?.revision ?? -1) + 1
     await writeRecords(database, [
       ['state', text],
       ['created', []],
-      ['meta', metaAt(revision)],
+      ['meta', this.#metaAt(revision)],
     ])
-    synced = revision
-    createdSince = []
-    tabs?.tell()
+    this.#synced = revision
+    this.#createdSince = []
+    this.#tabs?.tell()
   }
 
-  const metaAt = (revision: number): Meta => ({
-    format: STORED_FORMAT,
-    fingerprint,
-    revision,
-    scenarios: scenarios.list().map(inputOf),
-    savedAt: new Date().toISOString(),
-  })
+  #metaAt(revision: number): Meta {
+    return {
+      format: STORED_FORMAT,
+      fingerprint: this.#fingerprint,
+      revision,
+      scenarios: this.#scenarios.list().map(inputOf),
+      savedAt: new Date().toISOString(),
+    }
+  }
 
   /**
    * Writes one created pet and nothing else changed: added to the pets created since the state
@@ -204,106 +302,33 @@ function createKeeper({ key, seed, persistence, scenarios }: KeeperSetup): Keepe
    * caller holds the tabs' lock and caught up just before (`current`), so what is stored is this
    * tab's data but the pet; otherwise (nothing stored yet, another build's data) it is a whole save.
    */
-  const append = async (pet: Pet) => {
-    if (memory || database === undefined || !dirty) return
-    if (!current || createdSince.length >= APPENDED_PETS) {
-      await save()
+  async #append(pet: Pet): Promise<void> {
+    const database = this.#database
+    if (this.#memory || database === undefined || !this.#dirty) return
+    if (!this.#current || this.#createdSince.length >= APPENDED_PETS) {
+      await this.#save()
       return
     }
-    dirty = false
-    const created = [...createdSince, pet]
-    const revision = synced + 1
+    this.#dirty = false
+    const created = [...this.#createdSince, pet]
+    const revision = this.#synced + 1
     await writeRecords(database, [
       ['created', created],
-      ['meta', metaAt(revision)],
+      ['meta', this.#metaAt(revision)],
     ])
-    synced = revision
-    createdSince = created
-    tabs?.tell()
+    this.#synced = revision
+    this.#createdSince = created
+    this.#tabs?.tell()
   }
 
-  const flush = () => {
-    const held = tabs
-    if (memory || !dirty || flushing || held === undefined) return
-    flushing = true
-    void serial(async () => {
-      flushing = false
-      if (!memory && dirty) await guarded(() => held.exclusive(save))
+  #flush(): void {
+    const held = this.#tabs
+    if (this.#memory || !this.#dirty || this.#flushing || held === undefined) return
+    this.#flushing = true
+    void this.#serial(async () => {
+      this.#flushing = false
+      if (!this.#memory && this.#dirty) await this.#guarded(() => held.exclusive(() => this.#save()))
     })
-  }
-
-  const open = async () => {
-    const reset = resetAsked()
-    // In the queue like every other step: a change the load makes is never flushed in its middle.
-    await serial(() =>
-      guarded(async () => {
-        if (typeof indexedDB === 'undefined' || typeof navigator === 'undefined' || !('locks' in navigator)) {
-          throw new BadStorage('this browser gives the page no IndexedDB or no Web Locks')
-        }
-        fingerprint = seedFingerprint(seed)
-        const opened = await openDatabase(key)
-        database = opened
-        tabs = createTabs(key, () => {
-          void serial(() => guarded(catchUp))
-        })
-        await tabs.exclusive(async () => {
-          const [stamp, text, created] = await readRecords(opened, ['meta', 'state', 'created'])
-          // Nothing stored yet: the seed is what the next load would make anyway.
-          if (stamp === undefined && !reset) return
-          const format = formatOf(stamp)
-          if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
-          if (!reset) {
-            const meta = metaOf(stamp)
-            if (meta.fingerprint === fingerprint) {
-              await load(meta, text, created)
-              return
-            }
-            say(
-              `the seed changed since the data stored in this browser (key ${JSON.stringify(key)}) was saved: dropped it, starting from the new seed`,
-            )
-          }
-          // The seed, written over what was stored (spoilt storage too, on a reset): the other tabs catch up to it.
-          dirty = true
-          await save()
-        })
-      }),
-    )
-    if (reset) dropResetParameter()
-    addEventListener('pagehide', flush)
-    addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'hidden') flush()
-    })
-  }
-
-  return {
-    open,
-    write(run, created) {
-      if (memory || tabs === undefined) return run()
-      const held = tabs
-      return serial(() =>
-        held.exclusive(async () => {
-          await guarded(catchUp)
-          const before = heard
-          const result = await run().catch(async (error: unknown) => {
-            await guarded(save)
-            throw error
-          })
-          const pet = heard === before + 1 ? created?.(result) : undefined
-          await guarded(() => (pet === undefined ? save() : append(pet)))
-          return result
-        }),
-      )
-    },
-    async read(run) {
-      if (!memory) await serial(() => guarded(catchUp))
-      return run()
-    },
-    changed() {
-      heard++
-      dirty = true
-      // At the end of the current task: a burst of changes is one write.
-      queueMicrotask(flush)
-    },
   }
 }
 
