@@ -187,6 +187,28 @@ describe.skipIf(!needs('chromium'))('createSandbox({ persist }) in headless Chro
       [key, name] as const,
     )
 
+  /** Writes records of what a key keeps, in one transaction. */
+  const put = (page: Page, key: string, records: Record<string, unknown>) =>
+    page.evaluate(
+      async ([database, entries]) => {
+        const open = indexedDB.open(database)
+        await new Promise<void>((resolve) => {
+          open.addEventListener('success', () => {
+            resolve()
+          })
+        })
+        const transaction = open.result.transaction('records', 'readwrite')
+        for (const [name, value] of Object.entries(entries)) transaction.objectStore('records').put(value, name)
+        await new Promise<void>((resolve) => {
+          transaction.addEventListener('complete', () => {
+            resolve()
+          })
+        })
+        open.result.close()
+      },
+      [key, records] as const,
+    )
+
   it('keeps a created pet across a reload, loaded before the very first call is answered', async () => {
     const page = await tab('key=reload')
     expect(await create(page, 'Rex')).toBe(SEED + 1)
@@ -195,8 +217,13 @@ describe.skipIf(!needs('chromium'))('createSandbox({ persist }) in headless Chro
     expect((await list(page)).at(-1)).toBe(`${SEED + 1} Rex`)
     // And the id sequence with it.
     expect(await create(page, 'Next')).toBe(SEED + 2)
-    // A create writes that pet alone, beside the state written whole before it.
-    expect(await stored(page, 'reload', 'created')).toEqual([{ id: SEED + 2, name: 'Next', categoryId: 1 }])
+    // A create writes that pet alone, a record of its own beside the state written whole before it.
+    expect(await stored(page, 'reload', `created:${String(SEED + 2).padStart(16, '0')}`)).toEqual({
+      id: SEED + 2,
+      name: 'Next',
+      categoryId: 1,
+    })
+    expect(await stored(page, 'reload', 'created')).toBeUndefined()
     expect(await stored(page, 'reload', 'state')).toContain('"name":"Rex"')
     expect(lines(page)).toEqual([])
     await page.close()
@@ -303,6 +330,41 @@ describe.skipIf(!needs('chromium'))('createSandbox({ persist }) in headless Chro
     expect(await create(page, 'Still working')).toBe(SEED + 1)
     expect((await list(page)).at(-1)).toBe(`${SEED + 1} Still working`)
     expect(lines(page)).toHaveLength(1)
+    await page.close()
+  })
+
+  it('checks a state record changed since it was written whole: a bad pet in it is corrupt storage', async () => {
+    const page = await tab('key=tampered')
+    await create(page, 'Rex')
+    await reload(page)
+    const text = (await stored(page, 'tampered', 'state')) as string
+    // Still JSON, and the meta untouched: only the pet is wrong, which only a check of the pets finds.
+    expect(text).toContain('"name":"Rex"')
+    await put(page, 'tampered', { state: text.replace('"name":"Rex"', '"name":""') })
+    await reload(page)
+    expect(lines(page)).toHaveLength(1)
+    expect(lines(page)[0]).toMatch(/^petstore-sandbox: the data stored in this browser cannot be used: .*name/)
+    expect(await list(page)).toHaveLength(SEED)
+    await page.close()
+  })
+
+  it("reads 0.14.0's layout (format 1, created pets in one list) and writes its own over it", async () => {
+    const page = await tab('key=format-one')
+    await create(page, 'Rex')
+    await reload(page)
+    const meta = (await stored(page, 'format-one', 'meta')) as Record<string, unknown>
+    expect(meta.format).toBe(2)
+    const { digest: _digest, ...older } = meta
+    const lastly = { id: SEED + 2, name: 'Listed', categoryId: 2 }
+    await put(page, 'format-one', { meta: { ...older, format: 1, revision: 99 }, created: [lastly] })
+    await reload(page)
+    expect(lines(page)).toEqual([])
+    expect((await list(page)).slice(-2)).toEqual([`${SEED + 1} Rex`, `${SEED + 2} Listed`])
+    expect(await create(page, 'After')).toBe(SEED + 3)
+    expect(((await stored(page, 'format-one', 'meta')) as Record<string, unknown>).format).toBe(2)
+    expect(await stored(page, 'format-one', 'created')).toBeUndefined()
+    await reload(page)
+    expect((await list(page)).slice(-3)).toEqual([`${SEED + 1} Rex`, `${SEED + 2} Listed`, `${SEED + 3} After`])
     await page.close()
   })
 

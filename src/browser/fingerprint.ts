@@ -20,10 +20,18 @@ export function seedFingerprint(seed: SeedOptions): string {
     seed.generate === undefined
       ? JSON.stringify({ fixtures: seed.fixtures ?? bundledSeed() })
       : JSON.stringify({ generate: seed.generate, randomSeed: seed.randomSeed ?? null })
+  return textDigest(text)
+}
+
+/**
+ * A digest of a text: its cyrb53 hash and its length. cyrb53: 53 well-mixed bits, plenty to tell
+ * two seeds apart or to see that a stored record changed (no adversary here: code of the page's
+ * own origin could write anything anyway).
+ */
+export function textDigest(text: string): string {
   return `${hash(text)}-${text.length}`
 }
 
-/** cyrb53: 53 well-mixed bits, plenty to tell two seeds apart (no adversary here). */
 function hash(text: string): string {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57

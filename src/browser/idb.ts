@@ -5,6 +5,9 @@
  * and a later one sees what an earlier one committed, so a record read after another tab's write
  * is that write's.
  *
+ * Opened and read as soon as the keeper's code is loaded (persisted-sandbox.ts), beside msw's
+ * worker starting and the seed's building, not after them.
+ *
  * May import: nothing.
  */
 
@@ -32,29 +35,65 @@ export function openDatabase(name: string): Promise<IDBDatabase> {
 }
 
 /** The records of these names, in one transaction: undefined for a missing one. */
-export function readRecords(database: IDBDatabase, names: readonly string[]): Promise<unknown[]> {
+export async function readRecords(database: IDBDatabase, names: readonly string[]): Promise<unknown[]> {
+  return (await readRecordsAndRange(database, names)).records
+}
+
+export interface RecordsRead {
+  readonly records: unknown[]
+  /** The records whose names start with the prefix asked for, in the order of their names. */
+  readonly ranged: unknown[]
+}
+
+/**
+ * The records of these names and those whose names start with `prefix`, in one transaction: one
+ * consistent view, whatever another tab commits meanwhile (a readonly transaction sees every
+ * readwrite one made before it, and none made after).
+ */
+export function readRecordsAndRange(
+  database: IDBDatabase,
+  names: readonly string[],
+  prefix?: string,
+): Promise<RecordsRead> {
   return new Promise((resolve, reject) => {
     const transaction = database.transaction(STORE, 'readonly')
     const store = transaction.objectStore(STORE)
     const requests = names.map((name) => store.get(name))
+    const range = prefix === undefined ? undefined : store.getAll(namesStarting(prefix))
     transaction.addEventListener('complete', () => {
-      resolve(requests.map((request) => request.result as unknown))
+      resolve({
+        records: requests.map((request) => request.result as unknown),
+        ranged: range === undefined ? [] : (range.result as unknown[]),
+      })
     })
     settleOnFailure(transaction, reject)
   })
 }
 
-/** Writes these records in one transaction, resolved once it committed (over quota, it rejects). */
-export function writeRecords(database: IDBDatabase, records: readonly (readonly [string, unknown])[]): Promise<void> {
+/**
+ * Writes these records in one transaction, resolved once it committed (over quota, it rejects);
+ * first deletes the records whose names start with `clear`, when given.
+ */
+export function writeRecords(
+  database: IDBDatabase,
+  records: readonly (readonly [string, unknown])[],
+  clear?: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const transaction = database.transaction(STORE, 'readwrite')
     const store = transaction.objectStore(STORE)
+    if (clear !== undefined) store.delete(namesStarting(clear))
     for (const [name, value] of records) store.put(value, name)
     transaction.addEventListener('complete', () => {
       resolve()
     })
     settleOnFailure(transaction, reject)
   })
+}
+
+/** Every string key that starts with the prefix (U+FFFF sorts after every character a name holds). */
+function namesStarting(prefix: string): IDBKeyRange {
+  return IDBKeyRange.bound(prefix, `${prefix}\uffff`)
 }
 
 function settleOnFailure(transaction: IDBTransaction, reject: (error: unknown) => void): void {

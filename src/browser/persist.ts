@@ -3,9 +3,13 @@
  * IndexedDB, one database per key, shared by the tabs of the origin. Loaded only by a dynamic
  * import from persisted-sandbox.ts, so a sandbox without `persist` never loads it.
  *
- * - Load: once the seed is built and before any call is answered (Hosting.prepare), under the
- *   tabs' lock. A changed seed drops what was stored (one console line); `?petstore-reset` does
- *   too, and is then taken off the address.
+ * - Load: once the seed is built and before any call is answered (Hosting.prepare), from what
+ *   stored.ts read when the sandbox was made: one readonly transaction, a consistent view without
+ *   the tabs' lock. A state record whose digest is the one its meta names is the text this package
+ *   wrote, so its pets are not checked again (they were when they entered the store; for 10,000
+ *   pets that check was 45-60 of a reload's 137 ms); any other is checked whole. A changed seed
+ *   drops what was stored (one console line); `?petstore-reset` does too, and is then taken off
+ *   the address: both write the seed under the lock, after reading again.
  * - Write: a call that may change the data runs under the tabs' lock, after catching up with what
  *   another tab stored, and the data is written before the lock is let go: two tabs creating at
  *   once are served one after the other, each from the other's last pet, so ids never collide.
@@ -16,22 +20,30 @@
  * - Bad storage (no IndexedDB, a corrupt record, a newer format, a full disk): the sandbox keeps
  *   working in memory, and says so in one console line. Never an exception in the page.
  *
- * Stored, three records: `state`, the state document's text (core/admin/persisted.ts, as
- * sandbox.persistence writes it: the format a --state-file holds); `created`, the pets created
- * since `state` was written whole (a create writes one pet, not all of them); and `meta`: the
- * layout's format, the seed's fingerprint, the revision, the scenarios.
+ * What is stored, record by record: stored.ts.
  *
  * May import: the core, the other files of src/browser.
  */
 import type { Scenario, ScenarioInput } from '../core/admin/contract.js'
-import type { Pet } from '../core/api/contract.js'
+import { checkPet, type Pet } from '../core/api/contract.js'
 import type { Kept } from '../core/sandbox-options.js'
-import { seedFingerprint, type SeedOptions } from './fingerprint.js'
-import { openDatabase, readRecords, writeRecords } from './idb.js'
+import { seedFingerprint, textDigest, type SeedOptions } from './fingerprint.js'
+import { readRecords, writeRecords } from './idb.js'
+import {
+  BadStorage,
+  CREATED_LIST,
+  createdName,
+  META,
+  readStored,
+  STATE,
+  STORED_FORMAT,
+  type OpenedStorage,
+  type StoredRecords,
+} from './stored.js'
 import { createTabs, type Tabs } from './tabs.js'
 
-/** The layout of what is stored: a newer one (a later version of the package) is never read or overwritten. */
-export const STORED_FORMAT = 1
+// The first read starts from here: the one chunk a persisted sandbox loads (persisted-sandbox.ts).
+export { openStorage } from './stored.js'
 
 /** The address parameter that starts a demo from its seed: `?petstore-reset` (any value). */
 export const RESET_PARAMETER = 'petstore-reset'
@@ -53,6 +65,8 @@ export interface KeeperSetup extends Kept {
   /** The IndexedDB database's name, and the lock's and the channel's. */
   readonly key: string
   readonly seed: SeedOptions
+  /** The database, opened and read when the sandbox was made (stored.ts's openStorage). */
+  readonly storage: Promise<OpenedStorage>
 }
 
 interface Meta {
@@ -62,6 +76,8 @@ interface Meta {
   readonly revision: number
   readonly scenarios: readonly ScenarioInput[]
   readonly savedAt: string
+  /** The state record's digest (textDigest) when it was written; format 1 had none. */
+  readonly digest?: string
 }
 
 /** Opens the stored data into the sandbox (before its first answer) and keeps it from then on. */
@@ -80,6 +96,7 @@ class StoredKeeper implements Keeper {
   readonly #seed: SeedOptions
   readonly #persistence: KeeperSetup['persistence']
   readonly #scenarios: KeeperSetup['scenarios']
+  readonly #storage: Promise<OpenedStorage>
   #database: IDBDatabase | undefined
   #tabs: Tabs | undefined
   #fingerprint = ''
@@ -90,8 +107,11 @@ class StoredKeeper implements Keeper {
   #flushing = false
   /** The stored revision this tab last loaded or wrote. */
   #synced = -1
-  /** The pets stored as created since the state was last written whole (what `append` adds to). */
-  #createdSince: readonly Pet[] = []
+  /** How many pets are stored as created since the state was last written whole. */
+  #appended = 0
+  /** The digest of the state record as this tab last loaded or wrote it: an append's meta keeps it. */
+  #digest = ''
+
   /** How many changes this tab heard of: a call that made one change, a create, is appended. */
   #heard = 0
   /** The last catch-up found the stored data to be this tab's: under the lock, it still is. */
@@ -100,8 +120,9 @@ class StoredKeeper implements Keeper {
   /** This tab's storage work, one step at a time: a catch-up never lands in the middle of a write. */
   #queue: Promise<unknown> = Promise.resolve()
 
-  constructor({ key, seed, persistence, scenarios }: KeeperSetup) {
+  constructor({ key, seed, persistence, scenarios, storage }: KeeperSetup) {
     this.#key = key
+    this.#storage = storage
     this.#seed = seed
     this.#persistence = persistence
     this.#scenarios = scenarios
@@ -153,37 +174,47 @@ class StoredKeeper implements Keeper {
     })
   }
 
-  /** The first load, under the tabs' lock: what is stored, or the seed written over it. */
+  /**
+   * The first load: what was read when the sandbox was made, without the lock (one transaction is
+   * a consistent view). Only a reset, or a seed other than the stored data's, writes: under the
+   * lock, after reading again, as another tab of this build may have written the new seed already.
+   */
   async #openStored(reset: boolean): Promise<void> {
-    if (typeof indexedDB === 'undefined' || typeof navigator === 'undefined' || !('locks' in navigator)) {
-      throw new BadStorage('this browser gives the page no IndexedDB or no Web Locks')
-    }
+    const { database, records } = await this.#storage
     this.#fingerprint = seedFingerprint(this.#seed)
-    const opened = await openDatabase(this.#key)
-    this.#database = opened
+    this.#database = database
     this.#tabs = createTabs(this.#key, () => {
       void this.#serial(() => this.#guarded(() => this.#catchUp()))
     })
+    if (!reset && (await this.#loaded(records, false))) return
     await this.#tabs.exclusive(async () => {
-      const [stamp, text, created] = await readRecords(opened, ['meta', 'state', 'created'])
-      // Nothing stored yet: the seed is what the next load would make anyway.
-      if (stamp === undefined && !reset) return
-      const format = formatOf(stamp)
-      if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
-      if (!reset) {
-        const meta = metaOf(stamp)
-        if (meta.fingerprint === this.#fingerprint) {
-          await this.#load(meta, text, created)
-          return
-        }
-        this.#say(
-          `the seed changed since the data stored in this browser (key ${JSON.stringify(this.#key)}) was saved: dropped it, starting from the new seed`,
-        )
-      }
+      if (!reset && (await this.#loaded(await readStored(database), true))) return
       // The seed, written over what was stored (spoilt storage too, on a reset): the other tabs catch up to it.
       this.#dirty = true
       await this.#save()
     })
+  }
+
+  /**
+   * Loads what is stored when it grew from this seed, or nothing is stored: false when the seed
+   * must be written over it (once said, `tell`).
+   */
+  async #loaded(records: StoredRecords, tell: boolean): Promise<boolean> {
+    // Nothing stored yet: the seed is what the next load would make anyway.
+    if (records.meta === undefined) return true
+    const format = formatOf(records.meta)
+    if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
+    const meta = metaOf(records.meta)
+    if (meta.fingerprint === this.#fingerprint) {
+      await this.#load(meta, records)
+      return true
+    }
+    if (tell) {
+      this.#say(
+        `the seed changed since the data stored in this browser (key ${JSON.stringify(this.#key)}) was saved: dropped it, starting from the new seed`,
+      )
+    }
+    return false
   }
 
   #say(line: string): void {
@@ -216,7 +247,8 @@ class StoredKeeper implements Keeper {
     }
   }
 
-  async #load(meta: Meta, text: unknown, created: unknown): Promise<void> {
+  async #load(meta: Meta, records: StoredRecords): Promise<void> {
+    const text = records.state
     if (typeof text !== 'string') throw new BadStorage('its state record is missing or not text')
     let document: unknown
     try {
@@ -224,10 +256,12 @@ class StoredKeeper implements Keeper {
     } catch {
       throw new BadStorage('its state record is not JSON')
     }
-    const since = createdOf(created)
+    const digest = textDigest(text)
+    const since = createdOf(meta.format === 1 ? records.createdList : records.created)
     if (since.length > 0) document = withCreated(document, since)
     try {
-      await this.#persistence.load(document)
+      // The text this package wrote, unchanged since: its pets were checked when they entered the store.
+      await (meta.digest === digest ? this.#persistence.loadWritten(document) : this.#persistence.load(document))
     } catch (error) {
       throw new BadStorage(`its state record is not a state: ${error instanceof Error ? error.message : String(error)}`)
     }
@@ -238,7 +272,9 @@ class StoredKeeper implements Keeper {
       throw new BadStorage(`a stored scenario is wrong: ${error instanceof Error ? error.message : String(error)}`)
     }
     this.#synced = meta.revision
-    this.#createdSince = since
+    this.#digest = digest
+    // Format 1's list is not where format 2 appends: the next write is a whole one, which drops it.
+    this.#appended = meta.format === 1 ? APPENDED_PETS : since.length
     this.#dirty = false
   }
 
@@ -247,7 +283,7 @@ class StoredKeeper implements Keeper {
     this.#current = false
     const database = this.#database
     if (this.#memory || database === undefined) return
-    const [stamp] = await readRecords(database, ['meta'])
+    const [stamp] = await readRecords(database, [META])
     if (stamp === undefined) return
     const meta = metaOf(stamp)
     if (meta.format > STORED_FORMAT) throw new BadStorage(newerFormat(meta.format))
@@ -258,8 +294,8 @@ class StoredKeeper implements Keeper {
     // Written by a tab of another build, from another seed: not this one's to load. This tab's
     // next write is then a whole one, over it (its revision is not this tab's).
     if (meta.fingerprint !== this.#fingerprint) return
-    const [latest, text, created] = await readRecords(database, ['meta', 'state', 'created'])
-    await this.#load(metaOf(latest), text, created)
+    const latest = await readStored(database)
+    await this.#load(metaOf(latest.meta), latest)
     this.#current = true
   }
 
@@ -270,54 +306,60 @@ class StoredKeeper implements Keeper {
     this.#dirty = false
     let text = ''
     for await (const piece of this.#persistence.chunks()) text += piece
-    const [stamp] = await readRecords(database, ['meta'])
+    const [stamp] = await readRecords(database, [META])
     const format = formatOf(stamp)
     if (format > STORED_FORMAT) throw new BadStorage(newerFormat(format))
     // A record spoilt since the load is written over: its revision is lost, so this one's counts on.
     const stored = stamp === undefined ? undefined : readable(stamp)
     const revision = Math.max(this.#synced, stored?.revision ?? -1) + 1
-    await writeRecords(database, [
-      ['state', text],
-      ['created', []],
-      ['meta', this.#metaAt(revision)],
-    ])
+    const digest = textDigest(text)
+    // Clearing the names starting `created` drops the created pets of both formats.
+    await writeRecords(
+      database,
+      [
+        [STATE, text],
+        [META, this.#metaAt(revision, digest)],
+      ],
+      CREATED_LIST,
+    )
     this.#synced = revision
-    this.#createdSince = []
+    this.#digest = digest
+    this.#appended = 0
     this.#tabs?.tell()
   }
 
-  #metaAt(revision: number): Meta {
+  #metaAt(revision: number, digest: string): Meta {
     return {
       format: STORED_FORMAT,
       fingerprint: this.#fingerprint,
       revision,
       scenarios: this.#scenarios.list().map(inputOf),
       savedAt: new Date().toISOString(),
+      digest,
     }
   }
 
   /**
-   * Writes one created pet and nothing else changed: added to the pets created since the state
-   * was last written whole, so a create costs the same with 10 pets stored as with 10,000. The
-   * caller holds the tabs' lock and caught up just before (`current`), so what is stored is this
-   * tab's data but the pet; otherwise (nothing stored yet, another build's data) it is a whole save.
+   * Writes one created pet and nothing else changed: a record of its own beside the state written
+   * whole before, so a create costs the same with 10 pets stored as with 10,000. The caller holds
+   * the tabs' lock and caught up just before (`current`), so what is stored is this tab's data but
+   * the pet; otherwise (nothing stored yet, another build's data) it is a whole save.
    */
   async #append(pet: Pet): Promise<void> {
     const database = this.#database
     if (this.#memory || database === undefined || !this.#dirty) return
-    if (!this.#current || this.#createdSince.length >= APPENDED_PETS) {
+    if (!this.#current || this.#appended >= APPENDED_PETS) {
       await this.#save()
       return
     }
     this.#dirty = false
-    const created = [...this.#createdSince, pet]
     const revision = this.#synced + 1
     await writeRecords(database, [
-      ['created', created],
-      ['meta', this.#metaAt(revision)],
+      [createdName(pet.id), pet],
+      [META, this.#metaAt(revision, this.#digest)],
     ])
     this.#synced = revision
-    this.#createdSince = created
+    this.#appended++
     this.#tabs?.tell()
   }
 
@@ -338,11 +380,18 @@ class StoredKeeper implements Keeper {
  */
 const APPENDED_PETS = 256
 
-/** The pets stored as created since the state was written whole: an array of pet objects. */
+/**
+ * The pets stored as created since the state was written whole, each checked: they are not
+ * under the state's digest (at most APPENDED_PETS of them, so the check is short).
+ */
 function createdOf(created: unknown): readonly Pet[] {
   if (created === undefined) return []
   if (!Array.isArray(created)) throw new BadStorage('its record of created pets is not a list')
-  return created as Pet[]
+  return (created as unknown[]).map((record) => {
+    const checked = checkPet(record)
+    if (!checked.ok) throw new BadStorage(`a stored created pet is wrong: ${checked.problems.join('; ')}`)
+    return checked.value
+  })
 }
 
 /** The state document with the pets created since it was written: ids above its own, in order. */
@@ -355,11 +404,6 @@ function withCreated(document: unknown, created: readonly Pet[]): unknown {
   const nextId =
     typeof last === 'number' && typeof state.nextId === 'number' ? Math.max(state.nextId, last + 1) : state.nextId
   return { ...state, pets: [...state.pets, ...created], nextId }
-}
-
-/** Stored data this package cannot use: its message says what is wrong with it. */
-class BadStorage extends Error {
-  override readonly name = 'BadStorage'
 }
 
 function newerFormat(format: number): string {
@@ -389,11 +433,12 @@ function metaOf(stamp: unknown): Meta {
   const meta = stamp as Partial<Record<keyof Meta, unknown>>
   if (typeof meta.format === 'number' && meta.format > STORED_FORMAT) return meta as Meta
   if (
-    meta.format !== STORED_FORMAT ||
+    (meta.format !== 1 && meta.format !== STORED_FORMAT) ||
     typeof meta.fingerprint !== 'string' ||
     !Number.isSafeInteger(meta.revision) ||
     !Array.isArray(meta.scenarios) ||
-    !meta.scenarios.every((scenario) => typeof scenario === 'object' && scenario !== null)
+    !meta.scenarios.every((scenario) => typeof scenario === 'object' && scenario !== null) ||
+    (meta.digest !== undefined && typeof meta.digest !== 'string')
   ) {
     throw new BadStorage('its meta record is not the one this package writes')
   }

@@ -2,8 +2,9 @@
  * createSandbox with `persist`: a core whose host loads the stored data before the first answer
  * (Hosting.prepare) and hears of every change (Hosting.changed), and whose calls run through the
  * keeper (persist.ts): those that may change the data under the tabs' lock, reads after catching
- * up with the other tabs. The keeper is loaded here by a dynamic import, when the sandbox is made,
- * so it loads beside msw's worker, and a sandbox without `persist` never loads it at all.
+ * up with the other tabs. When the sandbox is made, the keeper is loaded by a dynamic import, and
+ * the database opened and read (stored.ts) as soon as it is, beside msw's worker starting; a
+ * sandbox without `persist` never loads the keeper at all.
  *
  * May import: the core, the other files of src/browser (persist.ts only lazily, or its types).
  */
@@ -34,6 +35,10 @@ export function createPersistedCore(options: SandboxOptions, persist: true | { k
   }
   const key = (persist === true ? undefined : persist.key) ?? DEFAULT_PERSIST_KEY
   const loading = import('./persist.js')
+  // Opened and read as soon as the keeper's code is here: not after the seed is built.
+  const storage = loading.then(({ openStorage }) => openStorage(key))
+  // Its failure is the keeper's to say, when it opens: until then it is handled here.
+  storage.catch(() => undefined)
   let keeper: Keeper | undefined
   let opened: (keeper: Keeper) => void = () => undefined
   const kept = new Promise<Keeper>((resolve) => {
@@ -45,7 +50,7 @@ export function createPersistedCore(options: SandboxOptions, persist: true | { k
       try {
         const { openKeeper } = await loading
         const { fixtures, generate, randomSeed } = options
-        keeper = await openKeeper({ key, seed: { fixtures, generate, randomSeed }, ...parts })
+        keeper = await openKeeper({ key, seed: { fixtures, generate, randomSeed }, storage, ...parts })
       } catch (error) {
         // The keeper's own failures are its to say; this is the module that would not load.
         console.warn(`petstore-sandbox: the data is kept in memory only: its storage did not start (${String(error)})`)

@@ -13,7 +13,7 @@ import type { Pet } from './api/contract.js'
 import type { Surface } from './http/http.js'
 import type { AllowedHosts } from './http/local.js'
 import type { LimitName } from './limits.js'
-import type { Persistence } from './persistence.js'
+import type { KeptPersistence } from './persistence.js'
 import type { Upstream } from './upstream.js'
 
 export interface SandboxOptions {
@@ -72,7 +72,7 @@ export interface SandboxOptions {
 /** What a host that keeps the data elsewhere (a browser's storage) is handed before the first answer. */
 export interface Kept {
   /** The shared data and its checkpoints, as a state file holds them; usable now, before any call is answered. */
-  readonly persistence: Persistence
+  readonly persistence: KeptPersistence
   /** The scenarios: kept beside the data. */
   readonly scenarios: ScenarioBook
 }

@@ -34,7 +34,7 @@ import type { CoreRequest, CoreResponse } from './http/http.js'
 import { createRouteTable, type Route } from './http/routes.js'
 import type { Limits } from './limits.js'
 import { checkSandboxOptions } from './options.js'
-import { createPersistence, type Persistence } from './persistence.js'
+import { createKeptPersistence, createPersistence, type Persistence } from './persistence.js'
 import type { Hosting, SandboxOptions } from './sandbox-options.js'
 import { buildReady, configure, createParts, type CallSetup, type Ready, type SandboxConfig } from './sandbox-state.js'
 import type { Authenticate } from './api/auth.js'
@@ -199,7 +199,7 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     prepare &&
       (async (ready) => {
         // The persistence of the data just built: the seed's promise is still pending, so it must not wait for it.
-        const persistence = createPersistence(async () => ready, config.defaultKey, limits, parts.changes)
+        const persistence = createKeptPersistence(async () => ready, config.defaultKey, limits, parts.changes)
         await prepare({ persistence, scenarios: parts.scenarios })
       }),
   )

@@ -106,11 +106,11 @@ async function* petLines(pets: readonly Pet[], indent: string, pause: () => Prom
  * Checks a state's JSON: the document (the data as an import is checked, each checkpoint the same
  * way), or the older `{pets, nextId}`. `subject` names the whole in a message: "the file", "body".
  */
-export function checkPersisted(input: unknown, subject = 'the file'): Checked<Persisted> {
+export function checkPersisted(input: unknown, subject = 'the file', petsChecked = false): Checked<Persisted> {
   const steps = checkSteps(input, subject)
   for (let step = steps.next(); ;) {
     if (step.done === true) return step.value
-    step = steps.next(checkStoreState(step.value))
+    step = steps.next(checkStoreState(step.value, petsChecked))
   }
 }
 
