@@ -9,7 +9,7 @@ import { isLoopbackHost } from '../core/http/local.js'
 import { ADMIN_PATH } from '../core/http/mounts.js'
 import { reachableUrls } from './exposure.js'
 import type { ServeFlags } from './flags.js'
-import type { RunningServer } from './server.js'
+import type { RunningServer } from './server-options.js'
 import type { Paint } from './terminal.js'
 
 export async function printBanner(server: RunningServer, flags: ServeFlags, paint: Paint): Promise<void> {

@@ -30,7 +30,7 @@ import {
 import { packageVersion } from './package-files.js'
 import { printable } from './terminal.js'
 import { runServe } from './serve-command.js'
-import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, type RunningServer } from './server.js'
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, type RunningServer } from './server-options.js'
 import { DEFAULT_TIMEOUT_MS, runVerify, type VerifyOptions } from './verify.js'
 import { idRange, runCapture, type CaptureOptions } from './capture.js'
 

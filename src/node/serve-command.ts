@@ -12,7 +12,8 @@ import { printBanner } from './banner.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import type { ServeFlags } from './flags.js'
 import { watchParent } from './parent-watch.js'
-import { startServer, type Abandoned, type RunningServer, type ServerOptions } from './server.js'
+import type { Abandoned, RunningServer, ServerOptions } from './server-options.js'
+import { startServer } from './start-server.js'
 import { paintFor, plain, type Paint } from './terminal.js'
 
 /**
