@@ -6,7 +6,7 @@
  */
 import { LIMITS } from '../core/limits.js'
 import type { SandboxCore, SandboxOptions } from '../core/sandbox.js'
-import type { UpstreamOptions } from './upstream.js'
+import type { UpstreamOptions } from './upstream-transport.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 3210

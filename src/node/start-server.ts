@@ -41,7 +41,7 @@ import {
 } from './server-options.js'
 import { createFlight, shutDown } from './shutdown.js'
 import type { StateFile } from './state-file.js'
-import { createUpstream } from './upstream.js'
+import { createUpstream } from './upstream-transport.js'
 
 /**
  * Starts the sandbox as an HTTP server.
