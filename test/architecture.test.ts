@@ -185,6 +185,29 @@ describe('the layout', () => {
     }
   })
 
+  it("holds every file in src/node to its folder's rule (or a stricter node:* only)", () => {
+    const rule = 'May import: node:*, commander, the core, the other files here. Never msw or express.'
+    const files = allSources('src/node')
+    expect(files.length).toBeGreaterThan(10)
+    for (const file of files) {
+      const text = read(file)
+      const header = /May import: [^\n]*/.exec(text)?.[0]
+      const nodeOnly = header === 'May import: node:*.'
+      if (!nodeOnly) expect(header, file).toBe(rule)
+      for (const { specifier } of importStatements(text)) {
+        if (!specifier.startsWith('.')) {
+          expect(
+            specifier.startsWith('node:') || (!nodeOnly && specifier === 'commander'),
+            `${file} imports ${specifier}`,
+          ).toBe(true)
+          continue
+        }
+        const target = resolvedFrom(file, specifier)
+        expect(!nodeOnly && /^src\/(?:core|node)\//.test(target), `${file} imports ${target}`).toBe(true)
+      }
+    }
+  })
+
   // The Node adapter's way is a list in the opening comment of the file that runs it, each step
   // naming its file: the files named are files it imports, and the docs name every file there is.
   it.each(['src/node/start-server.ts', 'src/node/listener.ts'])(

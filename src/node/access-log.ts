@@ -2,7 +2,7 @@
  * The access log: one line per request once its outcome is known, as text (coloured on a
  * terminal that takes it) or as JSON.
  *
- * May import: node:*, the core's types, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { CoreResponse } from '../core/http/http.js'

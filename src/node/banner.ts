@@ -2,7 +2,7 @@
  * The lines the serve command prints once the server listens: where it is, which keys it takes,
  * what it simulates, where it is reachable from and how to narrow that, and what to try first.
  *
- * May import: node:*, the core, the other files here. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
 import { isLoopbackHost } from '../core/http/local.js'

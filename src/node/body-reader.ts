@@ -2,7 +2,7 @@
  * Reading a request's body, only when the core asks for it (body intake, core/http/body.ts), and
  * only as much of it as the core's cap allows.
  *
- * May import: node:*, and the core. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { header, type BodyRead, type RequestHeaders } from '../core/http/http.js'

@@ -5,7 +5,7 @@
  * checks a live server (verify.ts); `capture <api-url>` writes a fixtures file from one
  * (capture-command.ts). Flag text becomes values in flags.ts, checked by the core's options schema.
  *
- * May import: node:*, commander, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { OPERATIONS } from '../core/api/contract.js'

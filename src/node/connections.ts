@@ -2,7 +2,7 @@
  * What each connection still owes (answers not yet finished, and the request a parse error can
  * cut short), and how a connection ends after a last answer that leaves a body unread.
  *
- * May import: node:*, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'

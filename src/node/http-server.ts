@@ -3,7 +3,7 @@
  * events handed to the step that takes it (a request to listener.ts, what Node could not parse to
  * parse-errors.ts, CONNECT to the core as any other request).
  *
- * May import: node:*, the core, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'

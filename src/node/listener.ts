@@ -11,7 +11,7 @@
  *
  * The adapter reads, writes and logs, and never decides: every status is the core's.
  *
- * May import: node:*, the core, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Notices } from '../core/admin/notices.js'
@@ -83,7 +83,10 @@ async function serve(
   if (outcome === 'cut') logCut?.()
 }
 
-/** The request never came whole (the client left, or Node timed it out): nothing is written; the log and a notice say so. */
+/**
+ * The request never came whole (the client left, or Node's request timeout ended it): nothing
+ * more is written. The access log says which (its 408, or aborted); a client that left is also a notice.
+ */
 function leftMidBody(adapter: Adapter, request: IncomingMessage, response: ServerResponse, started: number): void {
   const { log } = adapter
   response.destroy()

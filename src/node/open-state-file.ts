@@ -2,7 +2,7 @@
  * `--state-file` at start: the lock taken, the file loaded into the sandbox (or written from the
  * seed when missing), and the saver started; every failure a ServerStartError that says why.
  *
- * May import: node:*, the core, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { StateError } from '../core/api/store.js'
 import type { SandboxCore } from '../core/sandbox.js'

@@ -2,7 +2,7 @@
  * What Node's parser could not read, or its request timeout ended (`clientError`): answered by
  * the core (core/http/unparsable.ts) in its turn on the connection, which then ends.
  *
- * May import: node:*, the core, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { Duplex } from 'node:stream'
 import { answerUnparsable } from '../core/http/unparsable.js'

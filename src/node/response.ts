@@ -2,7 +2,7 @@
  * Writing the core's answer: onto a ServerResponse (a plain body with its length, or an event
  * stream that respects backpressure), or straight onto a socket where Node gives no response.
  *
- * May import: node:*, the core's types, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'

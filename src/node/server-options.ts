@@ -2,7 +2,7 @@
  * What startServer() takes and gives: its options and their defaults, the running server, and
  * the error it throws when it cannot start.
  *
- * May import: node:*, the core, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { LIMITS } from '../core/limits.js'
 import type { SandboxCore, SandboxOptions } from '../core/sandbox.js'

@@ -2,7 +2,7 @@
  * A clean close: the requests in flight, counted so a shutdown can wait for them, and the order in
  * which a shutdown lets go of what the server holds, bounded by `shutdownTimeoutMs`.
  *
- * May import: node:*, and the core. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { once } from 'node:events'
 import type { Server, ServerResponse } from 'node:http'

@@ -15,7 +15,7 @@
  * decides. It owns only what Node forces on it: sockets and their errors, backpressure, timeouts
  * and the connection cap, with every number from the core's limits table.
  *
- * May import: node:*, the core, and the other files here. Never msw or express.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { once } from 'node:events'
 import type { Server } from 'node:http'
