@@ -185,6 +185,54 @@ describe('the layout', () => {
     }
   })
 
+  it("holds every file in src/node to its folder's rule (or a stricter node:* only)", () => {
+    const rule = 'May import: node:*, commander, the core, the other files here. Never msw or express.'
+    const files = allSources('src/node')
+    expect(files.length).toBeGreaterThan(10)
+    for (const file of files) {
+      const text = read(file)
+      const header = /May import: [^\n]*/.exec(text)?.[0]
+      const nodeOnly = header === 'May import: node:*.'
+      if (!nodeOnly) expect(header, file).toBe(rule)
+      for (const { specifier } of importStatements(text)) {
+        if (!specifier.startsWith('.')) {
+          expect(
+            specifier.startsWith('node:') || (!nodeOnly && specifier === 'commander'),
+            `${file} imports ${specifier}`,
+          ).toBe(true)
+          continue
+        }
+        const target = resolvedFrom(file, specifier)
+        expect(!nodeOnly && /^src\/(?:core|node)\//.test(target), `${file} imports ${target}`).toBe(true)
+      }
+    }
+  })
+
+  // The Node adapter's way is a list in the opening comment of the file that runs it, each step
+  // naming its file: the files named are files it imports, and the docs name every file there is.
+  it.each(['src/node/start-server.ts', 'src/node/listener.ts'])(
+    '%s names in its list only the files it imports',
+    (file) => {
+      const text = read(file)
+      const list = /^\/\*\*[\s\S]*?\*\//.exec(text)?.[0] ?? ''
+      const named = new Set([...list.matchAll(/\b([a-z-]+\.ts)\b/g)].map((m) => `src/node/${m[1] ?? ''}`))
+      expect(named.size).toBeGreaterThan(3)
+      const imported = new Set(
+        importStatements(text)
+          .filter(({ specifier }) => specifier.startsWith('./'))
+          .map(({ specifier }) => resolvedFrom(file, specifier)),
+      )
+      for (const name of named) expect(imported, `${file} names ${name}`).toContain(name)
+    },
+  )
+
+  it('names every file of src/node in docs/architecture.md', () => {
+    const docs = read('docs/architecture.md')
+    const files = readdirSync(join(root, 'src/node'))
+    expect(files.length).toBeGreaterThan(10)
+    for (const name of files) expect(docs, name).toContain(`\`${name}\``)
+  })
+
   it('lets the admin client take types from the core and nothing at runtime', () => {
     const text = read('src/client.ts')
     expect(text).toMatch(/May import: /)

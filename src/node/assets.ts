@@ -3,7 +3,7 @@
  * package under dist/assets (copied there from swagger-ui-dist at build time), read from disk
  * once and kept. Node only.
  *
- * May import: node:*, the core, the other files here. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { Asset } from '../core/admin/exchange.js'
 import { readPackageFile } from './package-files.js'

@@ -2,14 +2,14 @@
  * The lines the serve command prints once the server listens: where it is, which keys it takes,
  * what it simulates, where it is reachable from and how to narrow that, and what to try first.
  *
- * May import: node:*, the core, the other files here. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { DEFAULT_API_KEY } from '../core/api/auth.js'
 import { isLoopbackHost } from '../core/http/local.js'
 import { ADMIN_PATH } from '../core/http/mounts.js'
 import { reachableUrls } from './exposure.js'
 import type { ServeFlags } from './flags.js'
-import type { RunningServer } from './server.js'
+import type { RunningServer } from './server-options.js'
 import type { Paint } from './terminal.js'
 
 export async function printBanner(server: RunningServer, flags: ServeFlags, paint: Paint): Promise<void> {

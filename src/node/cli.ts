@@ -2,10 +2,10 @@
  * The command line, declared as msw's CLI declares its own: each command is a name, its options
  * and an action that hands them to an importable function. `serve` (the default command: it is
  * what `petstore-sandbox [options]` runs) starts the server (serve-command.ts); `verify <api-url>`
- * checks a live server (verify.ts); `capture <api-url>` writes a fixtures file from one (capture.ts). Flag text becomes values in flags.ts, checked by the core's
- * options schema.
+ * checks a live server (verify.ts); `capture <api-url>` writes a fixtures file from one
+ * (capture-command.ts). Flag text becomes values in flags.ts, checked by the core's options schema.
  *
- * May import: node:*, commander, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { OPERATIONS } from '../core/api/contract.js'
@@ -30,9 +30,9 @@ import {
 import { packageVersion } from './package-files.js'
 import { printable } from './terminal.js'
 import { runServe } from './serve-command.js'
-import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, type RunningServer } from './server.js'
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS, type RunningServer } from './server-options.js'
 import { DEFAULT_TIMEOUT_MS, runVerify, type VerifyOptions } from './verify.js'
-import { idRange, runCapture, type CaptureOptions } from './capture.js'
+import { idRange, runCapture, type CaptureOptions } from './capture-command.js'
 
 /** Runs the CLI with process.argv-style arguments. Resolves once the server is listening. */
 export async function run(argv: readonly string[]): Promise<RunningServer> {

@@ -2,7 +2,7 @@
  * Where a server bound beyond loopback can be reached from other machines: the banner lists these
  * instead of a wildcard address no browser opens.
  *
- * May import: node:*, and the Node adapter.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os'
 /**

@@ -1,7 +1,7 @@
 /**
  * Node only: reading a fixtures file, and reloading it when it changes (--watch).
  *
- * May import: node:*, the core, the other files here. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { unwatchFile, watchFile } from 'node:fs'
 import { readFile } from 'node:fs/promises'

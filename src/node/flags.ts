@@ -5,7 +5,7 @@
  * commander prints with the flag's name. Beside them, the two rules commander reads otherwise: a
  * flag's variable is a switch, and extra arguments are refused in the CLI's own words.
  *
- * May import: node:*, commander, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { type Command, InvalidArgumentError } from 'commander'
 import type { OperationId } from '../core/api/contract.js'

@@ -5,7 +5,7 @@
  * budget on the answer, both from the core's limits. Every failure is an ExchangeFailure of one
  * kind, with a one-line message; nothing hangs and nothing throws anything else.
  *
- * May import: node:*, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'

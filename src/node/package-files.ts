@@ -4,7 +4,7 @@
  * first of three levels up holding our package.json. Importing package.json instead would make
  * tsc copy it into dist/.
  *
- * May import: node:*, the core, the other files here. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { readFileSync } from 'node:fs'
 

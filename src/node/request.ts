@@ -2,7 +2,7 @@
  * From Node's IncomingMessage to the core's plain request: the headers as sent, and the request
  * object itself.
  *
- * May import: node:*, and the core's types.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { SINGLE_HEADERS } from '../core/http/head.js'

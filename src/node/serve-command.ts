@@ -3,7 +3,7 @@
  * watched), the server started, the banner printed, and a clean close on Ctrl-C, SIGTERM or
  * SIGHUP, or when the npx that started it is gone. All real work is in startServer().
  *
- * May import: node:*, commander, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import type { Command } from 'commander'
 import type { Pet } from '../core/api/contract.js'
@@ -12,7 +12,8 @@ import { printBanner } from './banner.js'
 import { FixturesFileError, readFixturesFile, watchFixturesFile } from './fixtures-file.js'
 import type { ServeFlags } from './flags.js'
 import { watchParent } from './parent-watch.js'
-import { startServer, type Abandoned, type RunningServer, type ServerOptions } from './server.js'
+import type { Abandoned, RunningServer, ServerOptions } from './server-options.js'
+import { startServer } from './start-server.js'
 import { paintFor, plain, type Paint } from './terminal.js'
 
 /**

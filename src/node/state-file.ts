@@ -5,7 +5,7 @@
  * the core's (src/core/admin/persisted.ts); when to save is decided here, at most once per
  * `stateSaveIntervalMs`, from the core's limits.
  *
- * May import: node:*, the core, the other files here. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { constants, type Stats } from 'node:fs'
 import { lstat, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises'

@@ -39,7 +39,7 @@
  * stop. It is 244 KB on disk with graceful-fs, retry and signal-exit, in a CLI bundle the
  * architecture test holds to commander, pure-rand and zod.
  *
- * May import: node:*, the core, the other files here. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import {
   closeSync,

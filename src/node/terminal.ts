@@ -3,7 +3,7 @@
  * (`tty.WriteStream#hasColors`): it honours NO_COLOR, NODE_DISABLE_COLORS, FORCE_COLOR and
  * TERM=dumb, and a pipe or a file is never a terminal, so logs redirected to a file stay plain.
  *
- * May import: node:*, and the Node adapter.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { styleText } from 'node:util'
 

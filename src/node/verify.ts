@@ -7,7 +7,7 @@
  * the command and its options are declared in cli.ts; this file checks the URL and the key, runs
  * the table and carries the bytes.
  *
- * May import: node:*, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { writeFile } from 'node:fs/promises'
 import { DEFAULT_API_KEY } from '../core/api/auth.js'

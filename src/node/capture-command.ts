@@ -5,7 +5,7 @@
  * cannot be reached. Progress goes to a terminal only; the URL is never quoted back whole (it may
  * hold a secret), only its origin and path.
  *
- * May import: node:*, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { writeFile } from 'node:fs/promises'
 import { captureSteps, createCapture, MAX_CAPTURE_IDS } from '../core/api/capture.js'

@@ -6,7 +6,7 @@
  * the request's signal calls off is `aborted`, its socket closed). The rules (which headers go,
  * which come back, the contract check, the budgets, 502 or 504) are the core's.
  *
- * May import: node:*, and the Node adapter. Never msw.
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { OPERATIONS, type OperationId } from '../core/api/contract.js'
 import { UpstreamFailure, type Upstream, type UpstreamRequest } from '../core/upstream.js'

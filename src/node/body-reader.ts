@@ -1,0 +1,88 @@
+/**
+ * Reading a request's body, only when the core asks for it (body intake, core/http/body.ts), and
+ * only as much of it as the core's cap allows.
+ *
+ * May import: node:*, commander, the core, the other files here. Never msw or express.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { header, type BodyRead, type RequestHeaders } from '../core/http/http.js'
+
+/**
+ * Reads the body only when the core asks, and stops at the first chunk past `limit`: enough for
+ * the core to see that a body is too large without the rest being read (a declared length over
+ * the limit is refused by the core before it asks). `unread` tells how much of the body is left
+ * in the connection.
+ *
+ * A class, not closures per request: one object holds what a read needs.
+ */
+export class BodyReader {
+  private readonly declared: string | undefined
+  private readonly chunked: boolean
+  private readonly length: number
+  private received = 0
+  /** The client went away mid-body: there is no one left to answer. */
+  gone = false
+  /** What broke the body's framing, once the parser said so. */
+  private broken: string | undefined
+  /** Ends the read under way, if one is, with the given outcome. */
+  private endRead: ((read: BodyRead) => void) | undefined
+
+  constructor(
+    private readonly request: IncomingMessage,
+    private readonly response: ServerResponse,
+    private readonly headers: RequestHeaders,
+  ) {
+    this.declared = header(headers, 'content-length')
+    this.chunked = headers['transfer-encoding'] !== undefined
+    this.length = this.declared === undefined ? 0 : Number(this.declared)
+  }
+
+  unread(): number {
+    return this.request.complete ? 0 : this.chunked ? Infinity : Math.max(0, this.length - this.received)
+  }
+
+  /** The parser gave up on the body's framing: a read under way, or the next one, answers `malformed`. */
+  malformed(reason: string): void {
+    if (this.broken !== undefined) return
+    this.broken = reason
+    this.endRead?.({ body: null, truncated: false, malformed: reason })
+  }
+
+  read(limit: number): Promise<BodyRead> {
+    const { request, response } = this
+    if (this.broken !== undefined) return Promise.resolve({ body: null, truncated: false, malformed: this.broken })
+    if (this.declared === undefined && !this.chunked) return Promise.resolve({ body: null, truncated: false })
+    // The client waits for this before it sends the body (Expect: 100-continue).
+    if (this.headers.expect !== undefined && !response.headersSent) response.writeContinue()
+    // Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = []
+      const onData = (chunk: Buffer) => {
+        this.received += chunk.length
+        if (this.received <= limit) {
+          chunks.push(chunk)
+          return
+        }
+        request.off('data', onData).off('end', onEnd).pause()
+        resolve({ body: new Uint8Array(0), truncated: true })
+      }
+      const onEnd = () => {
+        resolve({
+          body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.received),
+          truncated: false,
+        })
+      }
+      // A client that goes away mid-body ends the request without 'end' (and not always with 'error').
+      const onGone = () => {
+        if (request.complete || this.broken !== undefined) return
+        this.gone = true
+        resolve({ body: null, truncated: false, incomplete: true })
+      }
+      this.endRead = (read) => {
+        request.off('data', onData).off('end', onEnd).pause()
+        resolve(read)
+      }
+      request.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
+    })
+  }
+}
