@@ -5,7 +5,7 @@
  * May import: nothing (browser DOM only).
  */
 
-/** The element with this id, which the page (page.ts) always renders. */
+/** The element with this id, which the page (src/core/docs/dashboard-page.ts) always renders. */
 export function byId(id: string): HTMLElement {
   const element = document.getElementById(id)
   if (element === null) throw new Error(`The page has no #${id}`)
