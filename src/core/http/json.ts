@@ -17,36 +17,38 @@
  * and do not count the byte-order mark.
  *
  * Why by hand, reason by reason, against maintained libraries (bench/json-reader.mjs: 2-core AMD
- * EPYC, Node 20.20.2, 2026-11-27, load average 8.3 at the start and 13.1 at the end on a shared
- * machine, so absolute times are 3-8x a quiet sitting's and the ratios within a round are the
- * steadier figures; 11 interleaved rounds, medians; ratios are to this reader):
+ * EPYC, Node 20.20.2, 2026-11-27, two runs of 11 and 9 interleaved rounds, medians, ratios to this
+ * reader; load average 8.3-13.8 on a shared machine, so absolute times are 3-8x a quiet
+ * sitting's and the ratios within a round are the steadier figures):
  *
- * - Not speed on small bodies. A 74-byte createPet: this reader 4.9 µs, JSON.parse 0.57x,
- *   lossless-json 4.3.3 with the same hooks 2.1x (a quiet sitting, 2026-11-24: 0.60, 0.32 and
- *   1.0 µs). Any of them is under 1% of a createPet.
+ * - Not speed on small bodies. A 74-byte createPet: this reader 4.9-5.7 µs, JSON.parse
+ *   0.57-0.72x, lossless-json 4.3.3 with the same hooks 2.1-2.3x (a quiet sitting, 2026-11-24:
+ *   0.60, 0.32 and 1.0 µs). Any of them is under 1% of a createPet.
  * - Duplicate keys with equal values: only this reader refuses {"name":"Rex","name":"Rex"}.
  *   lossless-json's onDuplicateKey fires only when the values differ; JSON.parse,
  *   secure-json-parse 4.1.1 and destr 2.0.5 keep the last value.
- * - Depth: every library takes 101 levels. 10,000 levels cost them 6.8-15 ms (JSON.parse accepts
- *   them, lossless-json and a reviver overflow the stack); this reader refuses them in 29 µs.
+ * - Depth: every library takes 101 levels. 10,000 levels cost them 6.3-15 ms (JSON.parse accepts
+ *   them, lossless-json and a reviver overflow the stack); this reader refuses them in 29-33 µs.
  * - Exact numbers (2^53 + 1, 2^63, 1.00000000000000001, 1e400): JSON.parse, secure-json-parse and
  *   destr round them (2^63 to 9223372036854776000, 1e400 to Infinity). lossless-json with a
- *   parseNumber hook keeps them, 1.6x on 1,000 integers near 2^63; so does a `context.source`
- *   reviver, 2.5x, on Node 21+ only (a flag on Node 20; the package runs on 20.19).
- * - Slices: the 8 MiB state import (136,678 pets) holds the event loop at most 83 ms here (13
- *   slices, 668 ms in all). In one block, JSON.parse 342 ms (3.7x this reader's longest),
- *   lossless-json 1,882 ms (27x), the reviver 2,995 ms (45x). @discoveryjs/json-ext 1.1.0's
- *   parseChunked, the one library that pauses, 76 ms in 33 slices, with none of the guarantees
- *   above. Quiet sitting: 126 ms in 13 slices, none over 31 ms; JSON.parse one block of 46-58 ms.
+ *   parseNumber hook keeps them, 1.6-2.4x on 1,000 integers near 2^63; so does a `context.source`
+ *   reviver, 2.5-4.4x, on Node 21+ only (a flag on Node 20; the package runs on 20.19).
+ * - Slices: the 8 MiB state import (136,678 pets) holds the event loop at most 43-83 ms here (13
+ *   slices, 426-668 ms in all). In one block: JSON.parse 261-342 ms (3.7-6.1x this reader's
+ *   longest), lossless-json 858-1,882 ms (22-27x), the reviver 2.0-3.0 s (45-52x).
+ *   @discoveryjs/json-ext 1.1.0's parseChunked, the one library that pauses: 54-76 ms in 33
+ *   slices (1.2-1.6x), 1.25-1.5x the total, with none of the guarantees above. Quiet sitting: 126
+ *   ms in 13 slices, none over 31 ms; JSON.parse one block of 46-58 ms.
  * - Messages: "unexpected character "]", expected a value at line 2, column 12", where JSON.parse
- *   quotes a piece of the text with no place and lossless-json gives "at position 26".
+ *   quotes a piece of the text or gives an offset, and lossless-json an offset ("at position 26").
  * - Not "__proto__": JSON.parse and lossless-json make it an own property as this reader does;
  *   secure-json-parse and destr refuse it, and any "constructor":{"prototype":...} too.
  * - Size in a browser bundle, minified: this reader 6.6 KB (beside limits.ts, which the core
  *   carries anyway), lossless-json 6.1 KB, parseChunked 4.5 KB, secure-json-parse 2.6 KB.
  *
  * So no library keeps the reasons that hold, and lossless-json plus a pre-scan for depth and
- * duplicates would be two passes, 6.1 KB more in a browser, and still one block of 1.9 s.
+ * duplicates would be two passes, 6.1 KB more in a browser, and still one block 22-27x this
+ * reader's longest.
  *
  * The reader by file: json-reader.ts (the walk, keys, duplicates, depth), json-string.ts,
  * json-number.ts, json-syntax.ts (characters and messages). Beside them, json-preview.ts (values in
