@@ -27,7 +27,7 @@ import { callApi, type ApiContext } from './api-call.js'
 import { completeAnswer } from './http/complete.js'
 import { answerPreflight, type CorsPolicy } from './http/cors.js'
 import type { Head } from './http/head.js'
-import { errorResponse, failureAnswer, type CoreRequest, type CoreResponse } from './http/http.js'
+import { errorAnswer, failureAnswer, type CoreRequest, type CoreResponse } from './http/http.js'
 import type { Area, RouteTable } from './http/routes.js'
 import type { Target } from './http/target.js'
 
@@ -69,7 +69,7 @@ export function createDispatcher(options: DispatchOptions): (request: CoreReques
     try {
       const head = options.head(request)
       if (head.refusal !== undefined) {
-        answer = errorResponse(head.refusal)
+        answer = errorAnswer(head.refusal)
       } else {
         area = areaOf(head.target)
         answer =

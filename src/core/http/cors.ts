@@ -14,7 +14,7 @@
 import { requestHeadersOf, responseHeadersOf } from './answers.js'
 import { ApiError } from './errors.js'
 import { ownOrigin } from './forwarded.js'
-import { errorResponse, header, type CoreRequest, type CoreResponse } from './http.js'
+import { errorAnswer, header, type CoreRequest, type CoreResponse } from './http.js'
 import { isLocalOrigin } from './local.js'
 import { allowedMethods, METHODS, type Area, type Route, type RouteTable } from './routes.js'
 
@@ -116,7 +116,7 @@ export function answerPreflight(
   area: Area,
 ): CoreResponse {
   const origin = header(request.headers, 'origin')
-  if (origin !== undefined && !cors.allows(request, origin, area)) return errorResponse(originRefused(origin, area))
+  if (origin !== undefined && !cors.allows(request, origin, area)) return errorAnswer(originRefused(origin, area))
   return { status: 204, headers: cors.preflight(request, table.match(path, area)?.route, area), body: null }
 }
 
