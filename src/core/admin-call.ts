@@ -4,7 +4,8 @@
  *   gate:   a page from another site is refused (403; admin/gate.ts)
  *   route:  404 (saying where the API and the admin routes are), 405
  *   admit:  another machine needs a listed key (401); a key sent is checked, a ?tenant= handle read
- *   read:   the body, within its route's cap (413, 415; one state import at a time, 503)
+ *   read:   the body's head (415 from Content-Type or Content-Encoding, 413 from Content-Length),
+ *           then the body within its route's cap (413; one state import at a time, 503)
  *   run:    the control, over the tenant the key scopes (admin/controls.ts)
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
@@ -14,7 +15,15 @@ import type { AdminExchange, AdminOperation, SiteContext } from './admin/exchang
 import { admit, refuseOrigin, type AdminGate } from './admin/gate.js'
 import { notFoundOutsideApi } from './docs/site.js'
 import { methodNotAllowed } from './http/answers.js'
-import { checkUnusedBody, jsonBodyOf, NO_SLOT, takeBody, type BodySlots } from './http/body.js'
+import {
+  checkBodyHead,
+  checkUnusedBody,
+  declaresBody,
+  jsonBodyOf,
+  NO_SLOT,
+  takeBody,
+  type BodySlots,
+} from './http/body.js'
 import { failureAnswer, type BodyRead, type CoreRequest, type CoreResponse } from './http/http.js'
 import { allowedMethods, operationFor, type RouteTable } from './http/routes.js'
 import type { Target } from './http/target.js'
@@ -49,7 +58,12 @@ export async function callAdmin(
     if (operation === undefined) throw methodNotAllowed(request.method, target.path, allowedMethods(match.route))
     const { key, elsewhere } = admit(context.gate, request, target, area, operation, context.controls.keyOfHandle)
     let read: BodyRead | undefined
-    if (operation.body !== undefined) [read, release] = await takeBody(request, operation, limits, context.bodies)
+    if (operation.body !== undefined) {
+      // What the head says of the body (415, 413) before a byte is read. An optional body may
+      // come empty whatever its Content-Type, so only one the head declares is judged now.
+      if (operation.body.optional !== true || declaresBody(request)) checkBodyHead(request, operation, limits, true)
+      ;[read, release] = await takeBody(request, operation, limits, context.bodies)
+    }
     const exchange: AdminExchange = {
       request,
       target,
