@@ -1,12 +1,8 @@
 /**
- * A request to the admin routes or the site (the pages, the document, their assets), in order:
- *
- *   gate:   a page from another site is refused (403; admin/gate.ts)
- *   route:  404 (saying where the API and the admin routes are), 405
- *   admit:  another machine needs a listed key (401); a key sent is checked, a ?tenant= handle read
- *   read:   the body's head (415 from Content-Type or Content-Encoding, 413 from Content-Length),
- *           then the body within its route's cap (413; one state import at a time, 503)
- *   run:    the control, over the tenant the key scopes (admin/controls.ts)
+ * A request to the admin routes or the site (the pages, the document, their assets), through
+ * its stages in the order http/stages.ts declares them (ADMIN_STAGES, with the codes each may
+ * answer): gate (admin/gate.ts), route, admit (admin/gate.ts), body (its head first, then the
+ * body within its cap), control (admin/controls.ts, over the tenant the key scopes).
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */

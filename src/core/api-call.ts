@@ -1,18 +1,8 @@
 /**
- * An API request, as one call object passed through its phases in order:
- *
- *   identify:  authenticate (401) -> route (404, 405; a forwarded path parameter that climbs, 400)
- *              -> the body's head (413 from Content-Length, 415 from Content-Type or
- *              Content-Encoding) -> hold the key's tenant (503 past the tenants cap)
- *   hold:      a hold (admin/holds.ts) catches the call, unless a refusal came first
- *   read:      the body, within its cap (a chunked one past it, 413), when no refusal came first;
- *              a held call's body is judged now (400, 413), and a refused one leaves its hold
- *   wait:      --delay, refusals included; then the hold until a test releases it
- *   simulate:  scenarios, Prefer and the failure rate (admin/scenarios.ts)
- *   answer:    forward to the upstream (upstream.ts), or execute the operation over the tenant's data
- *   keep:      with --record, the pets a forwarded answer carries, into the data: the one data set,
- *              or under --isolate the key's (keep.ts, api/record.ts)
- *   record:    release what the call held, its headers, the counters, the journal, the events
+ * An API request, as one call object passed through its stages, in the order http/stages.ts
+ * declares them (API_STAGES, with the codes each may answer): key, route, body-head, tenant
+ * (identify); hold; body, delay, wait (answerLater); simulate, then forward or the operation
+ * (attempt); keep (keep.ts, with --record); record.
  *
  * Everything that needs no body is decided first, so a refused body is never read. The key is
  * read first so that the tenant is held from here to the answer, every delay included: a tenant

@@ -1,19 +1,8 @@
 /**
- * handle(request) -> response: the order of checks, written once for every route, one named
- * stage per line, each a function of its own (the way fastify documents its request lifecycle):
- *
- *   head       TRACE/CONNECT 501, target 414/400, headers sent twice 400, (server) Host 400/403,
- *              Transfer-Encoding 501, Expect 417                                  http/head.ts
- *   area       the API under its base path (on its origin only, when it names one),
- *              the admin routes under /__sandbox, or the site
- *   preflight  (server) OPTIONS: 204 from the route table, or 403 for the Origin http/cors.ts
- *   ready      the seed loaded (a generated one loads faker first)
- *   call       API:   key 401 -> 404 -> 405 -> body head 413/415 -> tenant 503 -> hold -> body
- *                     400/413 -> delay -> the hold's wait -> scenarios, Prefer, failure rate
- *                     -> forward (502/503/504) or the operation -> record          api-call.ts
- *              admin and site: Origin 403 -> 404 -> 405 -> key 401 -> body -> the control
- *                                                                                  admin-call.ts
- *   complete   nosniff, HEAD without a stream, the polling mark, (server) CORS     http/complete.ts
+ * handle(request) -> response: the stages every request meets, in the order http/stages.ts
+ * declares them (DISPATCH_STAGES, with the codes each may answer): head, area, preflight, ready,
+ * call (api-call.ts or admin-call.ts, each through its own stages in their declared order),
+ * complete. The server's parser (parse) comes before, in the adapter.
  *
  * Everything up to the body is decided from the request line and headers: the body of a refused
  * request is never read (adapters pass `readBody`, called only by body intake, http/body.ts).

@@ -56,7 +56,13 @@ export function createCorsPolicy(
     named(request, origin, area) ? origin : '*'
   const operations = routes.flatMap((route) => Object.values(route.methods))
   const allowHeaders = requestHeadersOf(operations).join(',')
-  const exposeHeaders = [...new Set(operations.flatMap((operation) => [...responseHeadersOf(operation)]))].join(',')
+  const exposeHeaders = [
+    ...new Set(
+      routes.flatMap((route) =>
+        Object.values(route.methods).flatMap((operation) => [...responseHeadersOf(operation, route.area)]),
+      ),
+    ),
+  ].join(',')
   const allMethods = METHODS.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ')
 
   return {
