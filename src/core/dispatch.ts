@@ -18,6 +18,7 @@ import { answerPreflight, type CorsPolicy } from './http/cors.js'
 import type { Head } from './http/head.js'
 import { errorAnswer, failureAnswer, type CoreRequest, type CoreResponse } from './http/http.js'
 import type { Area, RouteTable } from './http/routes.js'
+import { DISPATCH_STAGES } from './http/stages.js'
 import type { Target } from './http/target.js'
 
 /** The contexts of the calls, once the seed is ready. */
@@ -38,38 +39,83 @@ export interface DispatchOptions {
   readonly report: (error: unknown, request: CoreRequest) => void
 }
 
+/** What one request holds on its way through the dispatcher's stages. */
+interface Way {
+  readonly request: CoreRequest
+  /** Read by the head; undefined until then, or when it refused. */
+  target: Target | undefined
+  /** Answers refused before any area count as the site's for CORS. */
+  area: Area
+  calls: Calls | Promise<Calls> | undefined
+  /** Set by the first stage that answers: the stages after it, but complete, are passed by. */
+  answer: CoreResponse | Promise<CoreResponse> | undefined
+}
+
+/** A stage's work in the dispatcher; its name, codes and headers are declared in http/stages.ts. */
+type Run = (way: Way, options: DispatchOptions) => void
+
+/** The dispatcher's part of each stage it runs, by the declared name; `complete` runs on every answer. */
+const RUNS: Readonly<Record<string, Run>> = {
+  head(way, options) {
+    const head = options.head(way.request)
+    if (head.refusal !== undefined) way.answer = errorAnswer(head.refusal)
+    else way.target = head.target
+  },
+  area(way, options) {
+    const target = way.target as Target
+    way.area =
+      options.baseOrigin !== undefined &&
+      target.origin !== undefined &&
+      new URL(target.origin).origin !== options.baseOrigin
+        ? 'site'
+        : options.table.areaOf(target.path)
+  },
+  preflight(way, { cors, table }) {
+    if (cors === undefined || way.request.method !== 'OPTIONS') return
+    way.answer = answerPreflight(cors, table, way.request, (way.target as Target).path, way.area)
+  },
+  ready(way, options) {
+    way.calls = options.ready()
+  },
+  call(way) {
+    const { calls } = way
+    if (calls === undefined) return
+    way.answer = calls instanceof Promise ? calls.then((ready) => call(ready, way)) : call(calls, way)
+  },
+}
+
+/**
+ * The declared stages the dispatcher runs, in their order: every one but the adapter's parse and
+ * the last, complete, which every answer gets. A declared stage with no run here is a bug.
+ */
+const ORDER: readonly Run[] = DISPATCH_STAGES.filter(
+  (stage) => stage.by !== 'adapter' && stage.name !== 'complete',
+).map((stage) => {
+  const run = RUNS[stage.name]
+  if (run === undefined) throw new Error(`The dispatcher has no run for the declared stage ${stage.name}`)
+  return run
+})
+
 export function createDispatcher(options: DispatchOptions): (request: CoreRequest) => Promise<CoreResponse> {
   const { cors } = options
-  const areaOf = (target: Target): Area =>
-    options.baseOrigin !== undefined &&
-    target.origin !== undefined &&
-    new URL(target.origin).origin !== options.baseOrigin
-      ? 'site'
-      : options.table.areaOf(target.path)
   const fail = (request: CoreRequest) => (error: unknown) =>
     failureAnswer(error, (bug) => {
       options.report(bug, request)
     })
 
   return (request) => {
-    // Answers refused before any area count as the site's for CORS.
-    let area: Area = 'site'
+    const way: Way = { request, target: undefined, area: 'site', calls: undefined, answer: undefined }
     let answer: CoreResponse | Promise<CoreResponse>
     try {
-      const head = options.head(request)
-      if (head.refusal !== undefined) {
-        answer = errorAnswer(head.refusal)
-      } else {
-        area = areaOf(head.target)
-        answer =
-          cors !== undefined && request.method === 'OPTIONS'
-            ? answerPreflight(cors, options.table, request, head.target.path, area)
-            : call(options.ready(), request, head.target, area)
+      for (const run of ORDER) {
+        run(way, options)
+        if (way.answer !== undefined) break
       }
+      answer = way.answer ?? fail(request)(new Error('No stage answered the request'))
     } catch (error) {
       answer = fail(request)(error)
     }
-    const done = area
+    const done = way.area
     if (!(answer instanceof Promise)) return Promise.resolve(completeAnswer(request, answer, done, cors))
     return answer.then(
       (response) => completeAnswer(request, response, done, cors),
@@ -78,14 +124,10 @@ export function createDispatcher(options: DispatchOptions): (request: CoreReques
   }
 }
 
-/** The call of the request's area, over contexts ready now or once the seed is. */
-function call(
-  ready: Calls | Promise<Calls>,
-  request: CoreRequest,
-  target: Target,
-  area: Area,
-): CoreResponse | Promise<CoreResponse> {
-  const run = (calls: Calls) =>
-    area === 'api' ? callApi(calls.api, request, target) : callAdmin(calls.admin, request, target, area)
-  return ready instanceof Promise ? ready.then(run) : run(ready)
+/** The call of the request's area, once the seed is ready. */
+function call(calls: Calls, way: Way): CoreResponse | Promise<CoreResponse> {
+  const target = way.target as Target
+  return way.area === 'api'
+    ? callApi(calls.api, way.request, target)
+    : callAdmin(calls.admin, way.request, target, way.area)
 }

@@ -25,6 +25,8 @@ export interface Stage {
   readonly name: string
   /** Where its rule lives, from src/core. */
   readonly file: string
+  /** Run by the adapter before the core sees the request (a server's parser), not by the dispatcher. */
+  readonly by?: 'adapter'
   /**
    * It may answer before the operation is known (a bad head, a path or method no row takes, a
    * failure of the sandbox's own): such an answer carries none of the operation's own headers.
@@ -74,6 +76,7 @@ export const DISPATCH_STAGES: readonly Stage[] = [
     // The server's parser, before the core sees a request: a timeout, headers past its limit, no HTTP.
     name: 'parse',
     file: 'http/unparsable.ts',
+    by: 'adapter',
     unrouted: true,
     answers: [{ codes: ['request_timeout', 'headers_too_large', 'bad_request'] }],
   },
