@@ -1,11 +1,12 @@
 /**
  * The request's way, declared once: every stage in the order it runs, with the Error codes it may
  * answer (and for which rows of the route table), the headers those answers carry, and the
- * headers it sets on others. dispatch.ts runs DISPATCH_STAGES, its `call` stage runs API_STAGES
- * (api-call.ts) or ADMIN_STAGES (admin-call.ts), each in this order. answers.ts reads this list for
- * the codes and headers of each row, which the OpenAPI documents and CORS read in turn; the list
- * in docs/architecture.md is held to it by test/stages-declared.test.ts. A new check is a stage's
- * rule in its file and a code here: the documents follow.
+ * headers it sets on others. dispatch.ts runs DISPATCH_STAGES and admin-call.ts ADMIN_STAGES,
+ * each stage by its name; api-call.ts takes API_STAGES in this order through its phases.
+ * answers.ts reads this list for the codes and headers of each row, which the OpenAPI documents
+ * and CORS read in turn; the list in docs/architecture.md is held to it by
+ * test/stages-declared.test.ts. A new check is a stage's rule in its file and a code here: the
+ * documents follow.
  *
  * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
