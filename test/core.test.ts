@@ -269,3 +269,67 @@ describe('the route table', () => {
     expect(listed(response.headers['Access-Control-Expose-Headers'])).toEqual(EXPOSE_HEADERS)
   })
 })
+
+describe('a refusal its head decides reads no byte of the body', () => {
+  /** A request whose body records whether the core pulled it. */
+  const watched = (
+    method: string,
+    target: string,
+    headers: Record<string, string>,
+    text = '{"name":"Rex","categoryId":1}',
+  ) => {
+    const pulled = { times: 0 }
+    const sent: CoreRequest = {
+      method,
+      target,
+      headers,
+      body: null,
+      readBody: () => {
+        pulled.times++
+        return Promise.resolve({ body: bytes(text), truncated: false })
+      },
+    }
+    return { sent, pulled }
+  }
+
+  it.each([
+    ['a text/plain createPet', 'POST', '/v1/pets', { ...AUTH, 'content-type': 'text/plain' }, 415],
+    ['a createPet declared over its cap', 'POST', '/v1/pets', { ...AUTH, 'content-length': '99999999' }, 413],
+    ['a gzip createPet', 'POST', '/v1/pets', { ...AUTH, 'content-encoding': 'gzip' }, 415],
+    ['a createPet without a key', 'POST', '/v1/pets', { 'content-type': 'application/json' }, 401],
+    ['a text/plain state import', 'PUT', '/__sandbox/state', { 'content-type': 'text/plain' }, 415],
+    ['a text/plain scenario', 'POST', '/__sandbox/scenarios', { 'content-type': 'text/plain' }, 415],
+    ['a state import declared over its cap', 'PUT', '/__sandbox/state', { 'content-length': '999999999999' }, 413],
+  ])('%s: %s, the body never pulled', async (_, method, target, headers, status) => {
+    const core = createSandboxCore()
+    const { sent, pulled } = watched(method, target, headers)
+    const response = await core.handle(sent)
+    expect(response.status).toBe(status)
+    expect(pulled.times).toBe(0)
+  })
+
+  it('pulls the body once the head let it through (the check above can fail)', async () => {
+    const core = createSandboxCore()
+    const { sent, pulled } = watched('POST', '/v1/pets', { ...AUTH, 'content-type': 'application/json' })
+    expect((await core.handle(sent)).status).toBe(201)
+    expect(pulled.times).toBe(1)
+  })
+
+  it('judges an optional body by its type only once the head announces one', async () => {
+    const core = createSandboxCore()
+    // An empty body is taken as none, whatever its Content-Type: the route runs (no such hold, 404).
+    const empty = watched(
+      'POST',
+      '/__sandbox/holds/1/release',
+      { 'content-type': 'text/plain', 'content-length': '0' },
+      '',
+    )
+    expect((await core.handle(empty.sent)).status).toBe(404)
+    const announced = watched('POST', '/__sandbox/holds/1/release', {
+      'content-type': 'text/plain',
+      'content-length': '2',
+    })
+    expect((await core.handle(announced.sent)).status).toBe(415)
+    expect(announced.pulled.times).toBe(0)
+  })
+})

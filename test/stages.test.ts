@@ -24,6 +24,7 @@ import type { BodyRead, CoreRequest, CoreResponse } from '../src/core/http/http.
 import type { OperationSpec } from '../src/core/http/routes.js'
 import { parseTarget, type Target } from '../src/core/http/target.js'
 import { resolveLimits } from '../src/core/limits.js'
+import { keyOfCall } from '../src/core/api-call.js'
 import { climbingParameter, forward, type ForwardRecord, type Upstream } from '../src/core/upstream.js'
 
 const limits = resolveLimits({})
@@ -392,5 +393,24 @@ describe('what every answer gets last', () => {
     const other = completeAnswer(request({ headers: { origin: 'http://evil.test' } }), stream, 'api', cors)
     expect(other.headers['Access-Control-Allow-Origin']).toBeUndefined()
     expect(other.headers.Vary).toBe('Origin')
+  })
+})
+
+describe("the API's key, by its row", () => {
+  const authenticate = createAuthenticator(['k1'])
+  const sent = (authorization?: string) =>
+    request({ headers: authorization === undefined ? { host: 'localhost' } : { host: 'localhost', authorization } })
+
+  it('asks a valid key of a required row (401), checks an optional one only when sent, and reads none for none', () => {
+    expect(codeOf(() => keyOfCall('required', authenticate, sent(), true))).toBe('unauthorized')
+    expect(keyOfCall('required', authenticate, sent('Bearer k1'), true)).toBe('k1')
+    expect(keyOfCall('optional', authenticate, sent(), true)).toBeUndefined()
+    expect(codeOf(() => keyOfCall('optional', authenticate, sent('Bearer nope'), true))).toBe('unauthorized')
+    expect(keyOfCall('none', authenticate, sent('Bearer nope'), true)).toBeUndefined()
+  })
+
+  it('never refuses a call whose credential the upstream judges: the key when accepted, else none', () => {
+    expect(keyOfCall('required', authenticate, sent('Bearer nope'), false)).toBeUndefined()
+    expect(keyOfCall('required', authenticate, sent('Bearer k1'), false)).toBe('k1')
   })
 })

@@ -1,18 +1,8 @@
 /**
- * An API request, as one call object passed through its phases in order:
- *
- *   identify:  authenticate (401) -> route (404, 405; a forwarded path parameter that climbs, 400)
- *              -> the body's head (413 from Content-Length, 415 from Content-Type or
- *              Content-Encoding) -> hold the key's tenant (503 past the tenants cap)
- *   hold:      a hold (admin/holds.ts) catches the call, unless a refusal came first
- *   read:      the body, within its cap (a chunked one past it, 413), when no refusal came first;
- *              a held call's body is judged now (400, 413), and a refused one leaves its hold
- *   wait:      --delay, refusals included; then the hold until a test releases it
- *   simulate:  scenarios, Prefer and the failure rate (admin/scenarios.ts)
- *   answer:    forward to the upstream (upstream.ts), or execute the operation over the tenant's data
- *   keep:      with --record, the pets a forwarded answer carries, into the data: the one data set,
- *              or under --isolate the key's (keep.ts, api/record.ts)
- *   record:    release what the call held, its headers, the counters, the journal, the events
+ * An API request, as one call object passed through its stages, in the order http/stages.ts
+ * declares them (API_STAGES, with the codes each may answer): key, route, body-head, tenant
+ * (identify); hold; body, delay, wait (answerLater); simulate, then forward or the operation
+ * (attempt); keep (keep.ts, with --record); record.
  *
  * Everything that needs no body is decided first, so a refused body is never read. The key is
  * read first so that the tenant is held from here to the answer, every delay included: a tenant
@@ -45,7 +35,7 @@ import {
 } from './http/body.js'
 import { ApiError } from './http/errors.js'
 import { failureAnswer, header, JSON_HEADERS, type BodyRead, type CoreRequest, type CoreResponse } from './http/http.js'
-import { allowedMethods, operationFor, type Match, type RouteTable } from './http/routes.js'
+import { allowedMethods, operationFor, type Match, type OperationSpec, type RouteTable } from './http/routes.js'
 import type { Target } from './http/target.js'
 import type { Limits } from './limits.js'
 import { climbingParameter, forward, type ForwardContext, type ForwardRecord } from './upstream.js'
@@ -146,13 +136,10 @@ function identify(context: ApiContext, request: CoreRequest, target: Target): Ap
     violations: undefined,
   }
   try {
-    const authorization = header(request.headers, 'authorization')
     // With its own key for the upstream the sandbox is the gate; without one, the upstream judges
     // the client's credential, which the sandbox then only reads to scope scenarios and the journal.
-    call.key =
-      call.forward && forward?.upstream.key === undefined
-        ? keyIfAccepted(context.authenticate, authorization)
-        : context.authenticate(authorization)
+    const judged = !(call.forward && forward?.upstream.key === undefined)
+    call.key = keyOfCall(operation?.key ?? 'required', context.authenticate, request, judged)
     if (match === undefined) {
       throw new ApiError('not_found', `${target.path} does not exist; the endpoints are ${context.endpoints}`)
     }
@@ -174,8 +161,22 @@ function identify(context: ApiContext, request: CoreRequest, target: Target): Ap
   return call
 }
 
-/** The key of a credential the sandbox accepts, or none: a forwarded call's client is the upstream's to judge. */
-function keyIfAccepted(authenticate: Authenticate, authorization: string | undefined): string | undefined {
+/**
+ * The call's key, by its row's `key` (a path no row answers asks one, as every API row does, so
+ * a client without a key learns nothing of the paths): `required`, 401 without a valid one;
+ * `optional`, checked when sent; `none`, not read. `judged` false (a forwarded call whose client
+ * the upstream judges): the key of a credential the sandbox accepts, or none, never a 401.
+ */
+export function keyOfCall(
+  rule: OperationSpec['key'],
+  authenticate: Authenticate,
+  request: CoreRequest,
+  judged: boolean,
+): string | undefined {
+  if (rule === 'none') return undefined
+  const authorization = header(request.headers, 'authorization')
+  if (rule === 'optional' && authorization === undefined) return undefined
+  if (judged) return authenticate(authorization)
   try {
     return authenticate(authorization)
   } catch {
@@ -272,10 +273,7 @@ function attempt(context: ApiContext, call: ApiCall): Step<CoreResponse> {
 
 function proceed(context: ApiContext, call: ApiCall): Step<CoreResponse> {
   const { operation, key } = call
-  // Past the refusals, only a forwarded call may have no key (the upstream judges its credential).
-  if (call.refusal !== undefined || operation === undefined || (key === undefined && !call.forward)) {
-    throw call.refusal
-  }
+  if (call.refusal !== undefined || operation === undefined) throw call.refusal
   if (operation.simulated !== true) return execute(context, call, operation)
   const id = operation.id as OperationId
   const own = key === undefined ? undefined : context.tenants.existingScenarios(key)

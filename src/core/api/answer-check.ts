@@ -52,8 +52,13 @@ export function interfacePetProblems(item: unknown, at: readonly (string | numbe
 const InterfaceErrorSchema = z.object({ code: z.string(), message: z.string(), status: z.int() })
 const SHAPES: Readonly<Record<'pet' | 'error', z.ZodType>> = { pet: InterfacePetSchema, error: InterfaceErrorSchema }
 
-/** Whether a Content-Type is JSON: `application/json`, with parameters or not. */
-export function isJsonMediaType(contentType: string | undefined): boolean {
+/**
+ * Whether an answer's Content-Type is the one the interface document gives its answers:
+ * `application/json`, with parameters or not. Strict on purpose: an answer in another JSON type
+ * (`application/problem+json`) breaks the document's promise, though a request body of that
+ * type is read as JSON (http/json-body.ts, `readsAsJson`).
+ */
+export function isDocumentedMediaType(contentType: string | undefined): boolean {
   return contentType !== undefined && /^application\/json\s*(?:;|$)/i.test(contentType.trim())
 }
 
@@ -178,7 +183,7 @@ function* bodyViolations(
   const shape = answer.status >= 400 ? 'error' : answer.status >= 200 && answer.status < 300 ? success : undefined
   if (shape === undefined) return
   const contentType = answer.headers['content-type']
-  if (!isJsonMediaType(contentType)) {
+  if (!isDocumentedMediaType(contentType)) {
     problems.add(
       `Content-Type is ${contentType === undefined ? 'missing' : preview(contentType)}, not application/json`,
     )

@@ -13,8 +13,9 @@ import { NewPetSchema, PetSchema, PetStatusSchema } from '../api/contract.js'
 import { ERROR_CODES, ErrorSchema, type ErrorCode } from '../http/errors.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { petRoutes } from '../api/operations.js'
-import { answeredBeforeRouting, ERROR_HEADERS, errorCodesOf, RELAYED_CSP, VIOLATIONS_HEADER } from '../http/answers.js'
-import { METHODS, type OperationSpec, type Route, type Success } from '../http/routes.js'
+import { answeredBeforeRouting, ERROR_HEADERS, errorCodesOf } from '../http/answers.js'
+import { RELAYED_CSP, VIOLATIONS_HEADER } from '../http/stages.js'
+import { METHODS, type Area, type OperationSpec, type Route, type Success } from '../http/routes.js'
 import { LIMITS } from '../limits.js'
 
 type Json = Record<string, unknown>
@@ -132,9 +133,9 @@ function operationObject(route: Route, operation: OperationSpec): Json {
   const parameters = [...(operation.parameters?.() ?? []), ...(operation.simulated === true ? [PREFER] : [])]
   const listed = {
     ...Object.fromEntries(operation.success.map((success) => [success.status, successResponse(success)])),
-    ...errorResponses(operation),
+    ...errorResponses(operation, route.area),
   }
-  const own = operation.headers === undefined ? listed : withHeaders(listed, operation, operation.headers)
+  const own = operation.headers === undefined ? listed : withHeaders(listed, operation, route.area, operation.headers)
   const responses = operation.simulated === true ? withRelayedHeader(own) : own
   return {
     operationId: operation.id,
@@ -203,8 +204,8 @@ function keyNote(operation: OperationSpec): string {
 }
 
 /** The errors an operation can answer (answers.ts), grouped by status. */
-function errorResponses(operation: OperationSpec): Record<string, Json> {
-  const codes = errorCodesOf(operation)
+function errorResponses(operation: OperationSpec, area: Area): Record<string, Json> {
+  const codes = errorCodesOf(operation, area)
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of Object.keys(ERROR_CODES) as ErrorCode[]) {
     if (!codes.has(code)) continue
@@ -345,6 +346,7 @@ function header(description: string, schema: Json): Json {
 function withHeaders(
   responses: Record<string, Json>,
   operation: OperationSpec,
+  area: Area,
   headers: Readonly<Record<string, string>>,
 ): Record<string, Json> {
   const schemas = Object.fromEntries(
@@ -362,7 +364,7 @@ function withHeaders(
     Object.entries(schemas).map(([name, schema]) => [name, { ...schema, required: false }]),
   )
   const sometimes = new Set(
-    [...errorCodesOf(operation)].filter(answeredBeforeRouting).map((code) => String(ERROR_CODES[code])),
+    [...errorCodesOf(operation, area)].filter(answeredBeforeRouting).map((code) => String(ERROR_CODES[code])),
   )
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => [

@@ -153,6 +153,11 @@ export function checkContentCoding(headers: RequestHeaders): void {
   )
 }
 
+/** Whether the head announces a body: a Content-Length over 0, or a chunked one (whose length it cannot tell). */
+export function declaresBody(request: CoreRequest): boolean {
+  return declaredLength(request) > 0 || request.headers['transfer-encoding'] !== undefined
+}
+
 /** The body's length as Content-Length declares it; 0 without one. */
 export function declaredLength(request: CoreRequest): number {
   const length = header(request.headers, 'content-length')

@@ -14,7 +14,7 @@
 import { requestHeadersOf, responseHeadersOf } from './answers.js'
 import { ApiError } from './errors.js'
 import { ownOrigin } from './forwarded.js'
-import { errorResponse, header, type CoreRequest, type CoreResponse } from './http.js'
+import { errorAnswer, header, type CoreRequest, type CoreResponse } from './http.js'
 import { isLocalOrigin } from './local.js'
 import { allowedMethods, METHODS, type Area, type Route, type RouteTable } from './routes.js'
 
@@ -56,7 +56,13 @@ export function createCorsPolicy(
     named(request, origin, area) ? origin : '*'
   const operations = routes.flatMap((route) => Object.values(route.methods))
   const allowHeaders = requestHeadersOf(operations).join(',')
-  const exposeHeaders = [...new Set(operations.flatMap((operation) => [...responseHeadersOf(operation)]))].join(',')
+  const exposeHeaders = [
+    ...new Set(
+      routes.flatMap((route) =>
+        Object.values(route.methods).flatMap((operation) => [...responseHeadersOf(operation, route.area)]),
+      ),
+    ),
+  ].join(',')
   const allMethods = METHODS.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ')
 
   return {
@@ -116,7 +122,7 @@ export function answerPreflight(
   area: Area,
 ): CoreResponse {
   const origin = header(request.headers, 'origin')
-  if (origin !== undefined && !cors.allows(request, origin, area)) return errorResponse(originRefused(origin, area))
+  if (origin !== undefined && !cors.allows(request, origin, area)) return errorAnswer(originRefused(origin, area))
   return { status: 204, headers: cors.preflight(request, table.match(path, area)?.route, area), body: null }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The one error path: every failure, in the handlers or around them in the server,
- * becomes an Error body `{ code, message, status }` through `errorBody`.
+ * The one error path: every refusal, whichever stage or operation makes it, and every failure of
+ * the sandbox's own, becomes an Error body `{ code, message, status }` through `errorBody`.
  *
  * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
@@ -49,7 +49,10 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES
 
-/** A failure that maps onto one Error response. Thrown inside handlers, caught once. */
+/**
+ * A refusal that maps onto one Error response. Thrown by a stage or an operation, and caught
+ * once by the call it runs in, which answers it with http.ts's `errorAnswer`.
+ */
 export class ApiError extends Error {
   override readonly name = 'ApiError'
   readonly status: number

@@ -4,9 +4,13 @@
  *
  * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { ApiError, errorBody, type ErrorCode } from './errors.js'
+import { ApiError, ERROR_CODES, errorBody, type ErrorCode } from './errors.js'
 
-/** Request headers by lower-case name, as node:http gives them (a list only for repeated Set-Cookie-like headers). */
+/**
+ * Request headers by lower-case name. A list only for a header that must come once (head.ts's
+ * SINGLE_HEADERS) and came more than once: the head then refuses the request; other repeats
+ * arrive joined, as one value.
+ */
 export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
 
 export interface CoreRequest {
@@ -19,8 +23,8 @@ export interface CoreRequest {
   readonly target: string
   readonly headers: RequestHeaders
   /**
-   * The body bytes, when the adapter read them already (at most the route's cap, see
-   * `bodyLimit`); null when there was none or when `readBody` is given.
+   * The body bytes, when the adapter read them already (at most the route's cap, body.ts's
+   * `capOf`); null when there was none or when `readBody` is given.
    */
   readonly body: Uint8Array | null
   /** True when the body was longer than the cap and was cut (or, declared too long, not read). */
@@ -124,9 +128,16 @@ export function noContent(headers: Readonly<Record<string, string>> = {}): CoreR
   return { status: 204, headers, body: null }
 }
 
-/** The one way an Error body leaves the core. */
-export function errorResponse(error: ApiError): CoreResponse {
-  return json(error.status, error.toBody(), error.headers)
+/**
+ * The one way an Error body leaves the core: an ApiError, or (for an adapter's answer to what its
+ * parser could not read) a code and its message.
+ */
+export function errorAnswer(error: ApiError): CoreResponse
+export function errorAnswer(code: ErrorCode, message: string): CoreResponse
+export function errorAnswer(error: ApiError | ErrorCode, message = ''): CoreResponse {
+  return typeof error === 'string'
+    ? json(ERROR_CODES[error], errorBody(error, message))
+    : json(error.status, error.toBody(), error.headers)
 }
 
 /**
@@ -134,15 +145,9 @@ export function errorResponse(error: ApiError): CoreResponse {
  * sandbox's, told to `report` and answered 500 (never bad input: that is always an ApiError).
  */
 export function failureAnswer(error: unknown, report: (error: unknown) => void): CoreResponse {
-  if (error instanceof ApiError) return errorResponse(error)
+  if (error instanceof ApiError) return errorAnswer(error)
   report(error)
-  return errorResponse(new ApiError('internal_error', 'The sandbox failed to handle this request; see its log'))
-}
-
-/** An Error response for a code and message, for adapters that meet a request Node could not parse. */
-export function errorAnswer(code: ErrorCode, message: string): CoreResponse {
-  const body = errorBody(code, message)
-  return json(body.status, body)
+  return errorAnswer('internal_error', 'The sandbox failed to handle this request; see its log')
 }
 
 /** One header's value: the first when it was repeated (the core refuses repeats where they matter), undefined when absent. */

@@ -20,7 +20,7 @@ export function pause(): Promise<void> {
 /** A body sent as anything but JSON is refused (415) before its size or its text are looked at. */
 export function checkJsonContentType(headers: RequestHeaders): void {
   const contentType = header(headers, 'content-type')
-  if (contentType !== undefined && !isJsonMediaType(contentType)) {
+  if (contentType !== undefined && !readsAsJson(contentType)) {
     throw new ApiError(
       'unsupported_media_type',
       `Content-Type must be application/json, got ${JSON.stringify(contentType)}`,
@@ -79,7 +79,14 @@ export async function decodeInSlices(bytes: Uint8Array): Promise<string> {
   return parts.join('')
 }
 
-function isJsonMediaType(contentType: string): boolean {
+/**
+ * Whether the sandbox reads a request body of this Content-Type as JSON: `application/json`, or
+ * any `application/*+json` (RFC 6839's structured suffix), parameters aside, as docs/behaviour.md
+ * says. Lenient on purpose: a client's body is JSON whatever JSON type it names. An answer checked
+ * against the interface document is held to the document's own type instead
+ * (api/answer-check.ts, `isDocumentedMediaType`).
+ */
+function readsAsJson(contentType: string): boolean {
   // What clients send nearly always, checked without splitting it.
   if (contentType === 'application/json') return true
   const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''

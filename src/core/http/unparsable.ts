@@ -5,7 +5,7 @@
  *
  * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import { errorAnswer, errorResponse, type CoreResponse } from './http.js'
+import { errorAnswer, type CoreResponse } from './http.js'
 import { targetTooLong } from './target.js'
 import type { Limits } from '../limits.js'
 
@@ -33,7 +33,7 @@ export function answerUnparsable(problem: Unparsable, limits: Limits): CoreRespo
       const tooLong = target === undefined ? undefined : targetTooLong(target, limits, false)
       return tooLong === undefined
         ? errorAnswer('headers_too_large', 'Request headers are too large')
-        : errorResponse(tooLong)
+        : errorAnswer(tooLong)
     }
     case 'invalid':
       return errorAnswer(
