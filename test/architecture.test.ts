@@ -21,14 +21,23 @@ const importsOf = (text: string) =>
 
 /**
  * What each core folder may import, following a request's way: HTTP on its own (types of what an
- * exchange carries aside), the API over HTTP, the admin routes over both, the docs over all
+ * exchange carries aside), the API over HTTP, the request-time state over both, the admin routes
+ * that steer it over all three, the docs over all
  * three, and at the top the dispatcher and its calls, the options and the sandbox that wire them. Every file
  * opens with its folder's rule (or a stricter "nothing").
  */
 const CORE_RULES: Record<string, { rule: string; runtime: string[]; types: string[]; packages: string[] }> = {
   'src/core': {
     rule: 'May import: every core folder, zod. No msw, no node:*, no adapter.',
-    runtime: ['src/core', 'src/core/http', 'src/core/api', 'src/core/admin', 'src/core/docs', 'src/core/verify'],
+    runtime: [
+      'src/core',
+      'src/core/http',
+      'src/core/api',
+      'src/core/state',
+      'src/core/admin',
+      'src/core/docs',
+      'src/core/verify',
+    ],
     types: [],
     packages: ['zod'],
   },
@@ -44,9 +53,15 @@ const CORE_RULES: Record<string, { rule: string; runtime: string[]; types: strin
     types: [],
     packages: ['zod', 'pure-rand'],
   },
+  'src/core/state': {
+    rule: 'May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core/state', 'src/core/api', 'src/core/http', 'src/core/limits.ts'],
+    types: [],
+    packages: ['zod'],
+  },
   'src/core/admin': {
-    rule: 'May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.',
-    runtime: ['src/core/admin', 'src/core/api', 'src/core/http', 'src/core/limits.ts'],
+    rule: 'May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.',
+    runtime: ['src/core/admin', 'src/core/state', 'src/core/api', 'src/core/http', 'src/core/limits.ts'],
     types: [],
     packages: ['zod'],
   },

@@ -8,8 +8,8 @@
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
-import { createClock, type Clock } from './admin/clock.js'
-import type { CheckpointPool } from './admin/checkpoints.js'
+import { createClock, type Clock } from './state/clock.js'
+import type { CheckpointPool } from './state/checkpoint-pool.js'
 import {
   createCheckpointControls,
   createDataControls,
@@ -18,21 +18,21 @@ import {
   createScenarioControls,
   type Controls,
 } from './admin/controls.js'
-import { createCounters, type Counters } from './admin/counters.js'
-import { createDelays, type Delays } from './admin/delays.js'
-import { createEventBus, type EventBus } from './admin/events.js'
+import { createCounters, type Counters } from './state/counters.js'
+import { createDelays, type Delays } from './state/delays.js'
+import { createEventBus, type EventBus } from './state/events.js'
 import type { AdminOperation } from './admin/exchange.js'
-import { createForwarding, type ForwardingState } from './admin/forwarding.js'
+import { createForwarding, type ForwardingState } from './state/forwarding-state.js'
 import { healthOf } from './admin/health.js'
-import { createHoldBook, type HoldBook } from './admin/holds.js'
-import { createJournal, type WritableJournal } from './admin/journal.js'
+import { createHoldBook, type HoldBook } from './state/hold-book.js'
+import { createJournal, type WritableJournal } from './state/request-journal.js'
 import { createLiveControls } from './admin/live.js'
 import { createNotices, type Notices } from './admin/notices.js'
 import { documentOrigin } from './docs/served-document.js'
-import { createRecorder } from './admin/recording.js'
-import { createScenarioBook, createTraffic, type Traffic, type WritableScenarioBook } from './admin/scenarios.js'
+import { createRecorder } from './state/journal-writer.js'
+import { createScenarioBook, createTraffic, type Traffic, type WritableScenarioBook } from './state/scenarios.js'
 import { createStateControls } from './admin/state-document.js'
-import { createTenants, labelTenant, type TenantLabel, type Tenants } from './admin/tenants.js'
+import { createTenants, labelTenant, type TenantLabel, type Tenants } from './state/tenants.js'
 import { createAuthenticator, DEFAULT_API_KEY, type Authenticate } from './api/auth.js'
 import type { Pet } from './api/contract.js'
 import type { ApiOperation } from './api/exchange.js'

@@ -5,7 +5,7 @@
  * `Authorization` is optional; when sent it is checked, and scopes reset, journal, scenarios
  * and state to that key's data (isolated mode).
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
 import {
@@ -33,10 +33,10 @@ import { ApiError } from '../http/errors.js'
 import { json, JSON_HEADERS, noContent } from '../http/http.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { readQuery } from '../http/query.js'
-import { checkpointNameProblem } from './checkpoints.js'
+import { checkpointNameProblem } from '../state/checkpoint-pool.js'
 import type { AdminOperation, AdminRoute } from './exchange.js'
-import { forwardingOf, readForwardInput } from './forwarding.js'
-import { ScenarioError } from './scenarios.js'
+import { forwardingOf, readForwardInput } from '../state/forwarding-state.js'
+import { ScenarioError } from '../state/scenarios.js'
 
 /** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
 function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {

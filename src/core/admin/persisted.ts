@@ -5,7 +5,7 @@
  * a state import is: every problem named at once, nothing used when one is wrong. The older
  * download, `{pets, nextId}` alone, is still read where a state is given: its data only.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import {
   checkObject,
@@ -17,7 +17,7 @@ import {
 } from '../api/contract.js'
 import { petText } from '../api/store.js'
 import { preview } from '../http/json.js'
-import { checkpointNameProblem, type Checkpoint } from './checkpoints.js'
+import { checkpointNameProblem, type Checkpoint } from '../state/checkpoint-pool.js'
 import { MAX_SCENARIOS, ScenarioInputSchema, type ScenarioInput } from './contract.js'
 
 /** The format's version: a file of another version is refused, never guessed at. */

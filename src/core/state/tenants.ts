@@ -10,12 +10,12 @@
  * cannot guess another worker's handle and reset its data; the dashboard reads them from
  * GET /__sandbox/tenants, which only local pages may read.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { Pet } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
 import { indexPets, type PetIndex } from '../api/pet-index.js'
-import { createCheckpointBook, type CheckpointBook, type CheckpointPool } from './checkpoints.js'
+import { createCheckpointBook, type CheckpointBook, type CheckpointPool } from './checkpoint-pool.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
 import { createTenantStore, type StoreBudgets, type TenantStore } from '../api/store.js'
 import { maskKey } from '../api/auth.js'

@@ -4,11 +4,11 @@
  * sandbox's own data). Recording sits on every request's path: the journal keeps references, and
  * nothing is built for the event stream when no one reads it.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { Counters } from './counters.js'
 import type { EventBus } from './events.js'
-import type { Recorded, WritableJournal } from './journal.js'
+import type { Recorded, WritableJournal } from './request-journal.js'
 import type { Tenants } from './tenants.js'
 
 export interface Recorder {

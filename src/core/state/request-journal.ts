@@ -6,9 +6,9 @@
  * Recording keeps references only (the headers object, the body, the target); entries are
  * built when someone reads the journal. Recording sits on every request's path, reading rarely.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { JournalEntry, JournalFilter } from './contract.js'
+import type { JournalEntry, JournalFilter } from './shapes.js'
 import type { OperationId } from '../api/contract.js'
 import { header, type RequestHeaders } from '../http/http.js'
 import { LIMITS } from '../limits.js'

@@ -5,11 +5,11 @@
  * (under --isolate, a key's); their number per tenant and their bytes in all tenants together
  * have budgets (`checkpoints`, `checkpointBytes`).
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { Pet, StoreState } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
-import type { ScenarioInput } from './contract.js'
+import type { ScenarioInput } from './shapes.js'
 
 /** A name a URL path can carry as it is: `before-checkout`, `take.2`. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/

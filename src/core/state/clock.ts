@@ -2,7 +2,7 @@
  * The sandbox's clock. With `now` given, time starts there and runs on from it, so a demo can
  * rehearse the day after getPet's sunset while everything else (uptime, delays) stays real.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 /** Epoch milliseconds on the sandbox's clock: a number, so no request makes a Date it does not need. */
 export type Clock = () => number

@@ -3,7 +3,7 @@
  * draws. The journal keeps 1,000 entries, which minutes of traffic outrun; these counters keep
  * 300 seconds in a ring, four numbers each, whatever the rate.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 
 export const COUNTER_SECONDS = 300
