@@ -9,6 +9,7 @@
 import * as z from 'zod'
 import { OPERATIONS, PetSchema, StoreStateSchema } from '../api/contract.js'
 import { LIMIT_NAMES } from '../limits.js'
+import { CheckpointNameSchema } from '../state/checkpoint-pool.js'
 import { MAX_SCENARIOS, SCENARIO_STATUSES, ScenarioInputSchema } from '../state/shapes.js'
 
 export {
@@ -81,7 +82,7 @@ export const CheckpointListSchema = z.array(CheckpointSchema)
 
 export const CheckpointInputSchema = z
   .object({
-    name: z.string().meta({
+    name: CheckpointNameSchema.meta({
       description: '1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit',
     }),
     scenarios: z.boolean().optional().meta({ description: 'Save the scenarios too (default: false)' }),

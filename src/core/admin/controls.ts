@@ -9,7 +9,7 @@
 import { checkObject, checkStoreState, type StoreState } from '../api/contract.js'
 import { createTenantStore, StateError, type TenantStore } from '../api/store.js'
 import { ApiError } from '../http/errors.js'
-import { checkpointNameProblem, type CheckpointSummary } from '../state/checkpoint-pool.js'
+import type { CheckpointSummary } from '../state/checkpoint-pool.js'
 import type { Clock } from '../state/clock.js'
 import {
   HoldInputSchema,
@@ -218,8 +218,6 @@ export function createCheckpointControls({
   return {
     save(key, input) {
       const { owner, scope } = tenants.of(key)
-      const problem = checkpointNameProblem(input.name)
-      if (problem !== undefined) throw new ApiError('invalid_body', problem)
       const state = data.snapshot(key)
       const scenarioInputs = input.scenarios === true ? scenarios.list(key).map(scenarioInputOf) : undefined
       const summary = tenants.checkpointsFor(owner).save(

@@ -33,7 +33,6 @@ import { ApiError } from '../http/errors.js'
 import { json, JSON_HEADERS, noContent } from '../http/http.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { readQuery } from '../http/query.js'
-import { checkpointNameProblem } from '../state/checkpoint-pool.js'
 import type { AdminOperation, AdminRoute } from './exchange.js'
 import { forwardingOf, readForwardInput } from '../state/forwarding-state.js'
 import { ScenarioError } from '../state/scenarios.js'
@@ -342,12 +341,9 @@ const saveCheckpointRoute = admin({
     },
   ],
   run({ controls, key, body }) {
+    // The name's rule is in the schema: every problem at once, the name's among them.
     const checked = checkObject(CheckpointInputSchema, body, 'body')
-    // Every problem at once: the name's own rule too, when the schema found others.
-    const name = (body as { name?: unknown } | null)?.name
-    const nameProblem = typeof name === 'string' ? checkpointNameProblem(name) : undefined
-    const problems = [...(checked.ok ? [] : checked.problems), ...(nameProblem === undefined ? [] : [nameProblem])]
-    if (!checked.ok || problems.length > 0) throw new ApiError('invalid_body', problems.join('; '))
+    if (!checked.ok) throw new ApiError('invalid_body', checked.problems.join('; '))
     const summary = controls.checkpoints.save(key, checked.value)
     return json(201, summary, { Location: `${ADMIN_PATH}/checkpoints/${summary.name}` })
   },
