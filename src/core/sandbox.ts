@@ -16,8 +16,6 @@ import type { AdminOperation } from './admin/exchange.js'
 import type { StateControls } from './admin/state-document.js'
 import type { ScenarioBook } from './state/scenarios.js'
 import type { Hold } from './admin/contract.js'
-import { createHoldControls } from './admin/controls.js'
-import { tenantRefs } from './state/tenants.js'
 import { checkObject, type OperationId, type Pet, type StoreState } from './api/contract.js'
 import type { ApiOperation } from './api/exchange.js'
 import { generatePets } from './api/generate.js'
@@ -261,8 +259,8 @@ function facade(
   const { apiKeys, defaultKey, isolated, authenticate } = config
   const controls = async () => (await seeded.later()).controls
   const tenants = async () => (await seeded.later()).tenants
-  // Holds need no seed: the same controls as the routes', over the tenants' one rule for a key's scope.
-  const holds = createHoldControls({ of: tenantRefs(isolated, defaultKey) }, parts.holds)
+  // Holds need no seed: the routes' own controls.
+  const holds = parts.holdControls
   return {
     pets: asyncStore(async () => (await tenants()).storeFor(defaultKey)),
     apiKeys,
