@@ -7,8 +7,9 @@
  * count of its answer's contract violations (the sentences on hover and in its details); the
  * Traffic panel is told of each entry too (forwarded.ts), for its count and latest violations.
  *
- * May import: other dashboard files.
+ * May import: other dashboard files, and core files that import nothing (state/counters.ts).
  */
+import { statusClass } from '../core/state/counters.js'
 import { adminUrl, getJson, scope, type JournalEntry } from './api.js'
 import { byId, h, messageOf, swatch } from './dom.js'
 import { countForwarded, resetForwarded } from './forwarded.js'
@@ -100,7 +101,7 @@ function row(entry: JournalEntry): HTMLLIElement {
     ' ',
     h('span', 'path', ...breakable(pathOf(entry))),
     ' ',
-    h('span', `code c${Math.floor(status / 100)}`, `${status} ${REASONS[status] ?? ''}`.trim()),
+    h('span', `code c${statusClass(status)}`, `${status} ${REASONS[status] ?? ''}`.trim()),
     ' ',
     h('span', 'dur', `${durationOf(entry.durationMs)} ms`),
     ' ',

@@ -3,9 +3,10 @@
  * (`tty.WriteStream#hasColors`): it honours NO_COLOR, NODE_DISABLE_COLORS, FORCE_COLOR and
  * TERM=dumb, and a pipe or a file is never a terminal, so logs redirected to a file stay plain.
  *
- * May import: node:*, and the Node adapter.
+ * May import: node:*, the Node adapter, and the core.
  */
 import { styleText } from 'node:util'
+import { statusClass } from '../core/state/counters.js'
 
 type Style = Parameters<typeof styleText>[0]
 
@@ -31,9 +32,11 @@ export function printable(text: string): string {
   return text.replace(/[^\P{Cc}\n]/gu, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-/** A status by its class: 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
+const CLASS_STYLES: Readonly<Record<2 | 3 | 4 | 5, Style>> = { 2: 'green', 3: 'cyan', 4: 'yellow', 5: 'red' }
+
+/** A status by its class (the core's statusClass): 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
 export function statusStyle(status: number): Style {
-  return status >= 500 ? 'red' : status >= 400 ? 'yellow' : status >= 300 ? 'cyan' : 'green'
+  return CLASS_STYLES[statusClass(status)]
 }
 
 /** The terminal's six colours, by hue: the nearest one to a tenant's hue (labelTenant). */
