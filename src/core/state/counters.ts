@@ -28,7 +28,7 @@ interface SecondCounts {
 }
 
 export interface Counters {
-  record(status: number, nowMs: number): void
+  count(status: number, nowMs: number): void
   /** The last COUNTER_SECONDS seconds up to now, oldest first, empty seconds as zeros. */
   series(nowMs: number): SecondCounts[]
 }
@@ -38,7 +38,7 @@ export function createCounters(): Counters {
   const seconds = new Float64Array(COUNTER_SECONDS).fill(-1)
   const counts = new Uint32Array(COUNTER_SECONDS * 4)
   return {
-    record(status, nowMs) {
+    count(status, nowMs) {
       const second = Math.floor(nowMs / 1000)
       const slot = second % COUNTER_SECONDS
       if (seconds[slot] !== second) {
