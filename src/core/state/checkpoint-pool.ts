@@ -13,7 +13,7 @@ import { ApiError } from '../http/errors.js'
 import type { ScenarioInput } from './shapes.js'
 
 /** A name a URL path can carry as it is: `before-checkout`, `take.2`. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
 /** What a list of checkpoints shows of one. */
 export interface CheckpointSummary {
@@ -59,7 +59,7 @@ export interface CheckpointPool {
  * in-process `checkpoint()` through admin/contract.ts's CheckpointInputSchema, a state's
  * checkpoints through its document's schema), so a save further in takes it as checked.
  */
-export const CheckpointNameSchema = z.string().refine((name) => NAME.test(name), {
+export const CheckpointNameSchema = z.string().refine((name) => CHECKPOINT_NAME.test(name), {
   error: (issue) => {
     const name = String(issue.input)
     return `must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(name.length > 70 ? `${name.slice(0, 67)}...` : name)}`
