@@ -7,6 +7,10 @@
  * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
+// Shared with the Pet Store on purpose: a pet, a state's {pets, nextId} and the operations' names
+// are the same things on both sides (a state PUT here is what the API's store holds, and a page
+// of pets is the API's Pet with one mark), so one schema keeps them from drifting apart. What the
+// admin routes take that the API does not (filters, checkpoints, holds, forwarding) is theirs.
 import { OPERATIONS, PetSchema, StoreStateSchema } from '../api/contract.js'
 import { LIMIT_NAMES } from '../limits.js'
 import { CheckpointNameSchema } from '../state/checkpoint-pool.js'

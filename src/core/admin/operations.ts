@@ -25,6 +25,8 @@ import {
   TrafficSchema,
   type ScenarioInput,
 } from './contract.js'
+// The page's status filter is listPets's (the same statuses), and checkObject words every
+// problem as the API's errors are worded: one way to read input for every route.
 import { checkObject, PET_STATUSES, type PetStatus } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
 import { json, JSON_HEADERS, noContent } from '../http/http.js'
