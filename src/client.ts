@@ -22,7 +22,7 @@ import type {
 import type { OperationId, Pet, StoreState } from './core/api/contract.js'
 import type { ErrorCode } from './core/http/errors.js'
 import type { ADMIN_PATH } from './core/http/mounts.js'
-import type { JournalFilter } from './core/admin/journal.js'
+import type { JournalFilter } from './core/state/request-journal.js'
 
 // The prefix is spelled once, in core/http/mounts.ts; this file takes nothing from the core at run
 // time, so the type below holds this copy equal to it when the package builds.

@@ -23,15 +23,15 @@ export {
   type SandboxCore,
   type SandboxOptions,
 } from './core/sandbox.js'
-export type { CheckpointSummary } from './core/admin/checkpoints.js'
+export type { CheckpointSummary } from './core/state/checkpoint-pool.js'
 export type { CoreRequest, CoreResponse, RequestHeaders } from './core/http/http.js'
 export { UpstreamFailure, type Upstream, type UpstreamFailureKind, type UpstreamRequest } from './core/upstream.js'
 export type { Hold, SandboxHealth } from './core/admin/contract.js'
 export { type PetStore, PetValidationError, StateError } from './core/api/store.js'
 export { generatePets } from './core/api/generate.js'
-export type { JournalEntry, JournalFilter, RequestJournal } from './core/admin/journal.js'
+export type { JournalEntry, JournalFilter, RequestJournal } from './core/state/request-journal.js'
 export { SCENARIO_STATUSES, type Forwarding, type Scenario, type ScenarioInput } from './core/admin/contract.js'
-export { ScenarioError, type ScenarioBook } from './core/admin/scenarios.js'
+export { ScenarioError, type ScenarioBook } from './core/state/scenarios.js'
 export { FixtureError } from './core/api/seed.js'
 export { DEFAULT_API_KEY } from './core/api/auth.js'
 export { ERROR_CODES, ErrorSchema, type ErrorBody, type ErrorCode } from './core/http/errors.js'

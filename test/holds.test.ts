@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createSandboxClient, SandboxClientError } from '../src/client.js'
 import { createSandbox, HoldError, type Pet } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
-import { createHoldBook } from '../src/core/admin/holds.js'
+import { createHoldBook } from '../src/core/state/hold-book.js'
 import { closeSharedContexts, sharedChromium } from './support/chromium.js'
 import { needs } from './support/programs.js'
 
@@ -126,7 +126,7 @@ describe('in-process: sandbox.hold', () => {
   })
 })
 
-describe('the hold book (src/core/admin/holds.ts)', () => {
+describe('the hold book (src/core/state/hold-book.ts)', () => {
   it('counts a hold as reached once it caught a call, even after that call left', async () => {
     const book = createHoldBook(10, 10)
     const { id } = book.add(undefined, 'listPets', 1)

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { createSandbox, LIMITS, type Sandbox } from '../src/index.js'
 import { startServer } from '../src/server.js'
 import { createListCache } from '../src/core/api/list-cache.js'
-import { createJournal } from '../src/core/admin/journal.js'
+import { createJournal } from '../src/core/state/request-journal.js'
 import { createNotices } from '../src/core/admin/notices.js'
 import { readJson, readJsonInSlices } from '../src/core/http/json.js'
 import { checkStoreState } from '../src/core/api/contract.js'
@@ -92,7 +92,7 @@ describe('the pools', () => {
       durationMs: 1,
       tenant: undefined,
     })
-    for (let index = 0; index < 50; index++) journal.record(recorded(`/v1/pets?n=${index}`, 500))
+    for (let index = 0; index < 50; index++) journal.add(recorded(`/v1/pets?n=${index}`, 500))
     const { entries, bytes } = journal.usage()
     expect(bytes).toBeLessThanOrEqual(4096)
     expect(entries).toBeGreaterThan(0)
@@ -102,7 +102,7 @@ describe('the pools', () => {
       Array.from({ length: entries }, (_, index) => String(50 - entries + index)),
     )
     // One larger than the whole budget is not kept, and drops nothing.
-    expect(journal.record(recorded('/big', 10_000))).toBe(false)
+    expect(journal.add(recorded('/big', 10_000))).toBe(false)
     expect(journal.usage().entries).toBe(entries)
   })
 

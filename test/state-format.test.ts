@@ -285,6 +285,11 @@ describe('a state refused', () => {
     ],
     ['checkpoints not a list', { version: 1, nextId: 1, pets: [], checkpoints: {} }, 'checkpoints must be an array'],
     [
+      'a savedAt whose day does not exist (as the now option refuses it)',
+      { version: 1, savedAt: '2031-02-30T09:00:00.000Z', nextId: 1, pets: [], checkpoints: [] },
+      'savedAt must be a date (ISO 8601), got "2031-02-30T09:00:00.000Z"',
+    ],
+    [
       'a bad checkpoint name',
       {
         version: 1,

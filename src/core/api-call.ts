@@ -17,12 +17,12 @@ import type { Authenticate } from './api/auth.js'
 import { OPERATIONS, type OperationId } from './api/contract.js'
 import type { ApiExchange, ApiOperation } from './api/exchange.js'
 import type { TenantStore } from './api/store.js'
-import type { Clock } from './admin/clock.js'
-import type { ForwardingState } from './admin/forwarding.js'
-import type { Caught, HoldBook } from './admin/holds.js'
-import type { Recorder } from './admin/recording.js'
-import { NONE_APPLIED, simulate, simulatedFailure, type Simulation } from './admin/scenarios.js'
-import type { Tenants } from './admin/tenants.js'
+import type { Clock } from './state/clock.js'
+import type { ForwardingState } from './state/forwarding-state.js'
+import type { Caught, HoldBook } from './state/hold-book.js'
+import type { Recorder } from './state/journal-writer.js'
+import { NONE_APPLIED, simulate, simulatedFailure, type Simulation } from './state/scenarios.js'
+import type { Tenants } from './state/tenants.js'
 import {
   capOf,
   checkBodyHead,

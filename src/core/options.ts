@@ -13,7 +13,8 @@
  */
 import * as z from 'zod'
 import { TOKEN_PATTERN } from './api/auth.js'
-import { MAX_DELAY_MS } from './admin/contract.js'
+import { MAX_DELAY_MS } from './state/shapes.js'
+import { isIsoDate } from './state/clock.js'
 import { OPERATIONS } from './api/contract.js'
 import { isLimitName, LIMIT_NAMES, LIMITS, parseLimitValue, type LimitName } from './limits.js'
 
@@ -36,15 +37,9 @@ const isDelay = (value: unknown): boolean => {
   return isDelay(min) && isDelay(max) && (min as number) <= (max as number)
 }
 
-/** ISO 8601 whose day exists: Date.parse rolls 2031-02-30 over into March. */
-const isIsoDate = (value: unknown): boolean => {
-  if (value instanceof Date) return !Number.isNaN(value.getTime())
-  if (typeof value !== 'string') return false
-  const day = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/.exec(value)?.[1]
-  return (
-    day !== undefined && !Number.isNaN(Date.parse(value)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
-  )
-}
+/** A Date that is one, or ISO 8601 whose day exists (state/clock.ts: the one rule for dates). */
+const isNow = (value: unknown): boolean =>
+  value instanceof Date ? !Number.isNaN(value.getTime()) : typeof value === 'string' && isIsoDate(value, false)
 
 /** `*`, or an origin as a browser sends it in Origin (a trailing slash is forgiven). */
 const isCorsOrigin = (value: string): boolean =>
@@ -97,7 +92,7 @@ const sandboxFields = (label: Label) => ({
   apiKeyPattern: z.instanceof(RegExp, { error: 'apiKeyPattern must be a RegExp' }),
   maxTenants: budget(label('maxTenants'), 'tenants'),
   maxCreatedPets: budget(label('maxCreatedPets'), 'createdPetsPerTenant'),
-  now: z.custom<Date | string>(isIsoDate, {
+  now: z.custom<Date | string>(isNow, {
     error: (issue) =>
       `${label('now')} must be ISO 8601, e.g. 2031-01-01T00:00:00Z, got ${JSON.stringify(String(issue.input))}`,
   }),

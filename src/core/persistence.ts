@@ -6,13 +6,13 @@
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
-import { checkpointBytes } from './admin/checkpoints.js'
+import { checkpointBytes } from './state/checkpoint-pool.js'
 import { checkPersisted, persistedChunks, type Persisted } from './admin/persisted.js'
 import { StateError } from './api/store.js'
 import { ApiError } from './http/errors.js'
 import { pause } from './http/json-body.js'
 import type { Controls } from './admin/controls.js'
-import type { Tenants } from './admin/tenants.js'
+import type { Tenants } from './state/tenants.js'
 import type { Limits } from './limits.js'
 
 /** The sandbox once its seed is built: what a save reads and a load replaces. */

@@ -8,7 +8,7 @@
 import type { Asset } from './admin/exchange.js'
 import type { HostUsage, StateFileHealth } from './admin/health.js'
 import type { Notices } from './admin/notices.js'
-import type { ScenarioBook } from './admin/scenarios.js'
+import type { ScenarioBook } from './state/scenarios.js'
 import type { Pet } from './api/contract.js'
 import type { Surface } from './http/http.js'
 import type { AllowedHosts } from './http/local.js'

@@ -8,31 +8,32 @@
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
-import { createClock, type Clock } from './admin/clock.js'
-import type { CheckpointPool } from './admin/checkpoints.js'
+import { createClock, type Clock } from './state/clock.js'
+import type { CheckpointPool } from './state/checkpoint-pool.js'
 import {
   createCheckpointControls,
   createDataControls,
   createHoldControls,
+  type HoldControls,
   createJournalControl,
   createScenarioControls,
   type Controls,
 } from './admin/controls.js'
-import { createCounters, type Counters } from './admin/counters.js'
-import { createDelays, type Delays } from './admin/delays.js'
-import { createEventBus, type EventBus } from './admin/events.js'
+import { createCounters, type Counters } from './state/counters.js'
+import { createDelays, type Delays } from './state/delays.js'
+import { createEventBus, type EventBus } from './state/events.js'
 import type { AdminOperation } from './admin/exchange.js'
-import { createForwarding, type ForwardingState } from './admin/forwarding.js'
+import { createForwarding, type ForwardingState } from './state/forwarding-state.js'
 import { healthOf } from './admin/health.js'
-import { createHoldBook, type HoldBook } from './admin/holds.js'
-import { createJournal, type WritableJournal } from './admin/journal.js'
+import { createHoldBook, type HoldBook } from './state/hold-book.js'
+import { createJournal, type WritableJournal } from './state/request-journal.js'
 import { createLiveControls } from './admin/live.js'
 import { createNotices, type Notices } from './admin/notices.js'
 import { documentOrigin } from './docs/served-document.js'
-import { createRecorder } from './admin/recording.js'
-import { createScenarioBook, createTraffic, type Traffic, type WritableScenarioBook } from './admin/scenarios.js'
+import { createRecorder } from './state/journal-writer.js'
+import { createScenarioBook, createTraffic, type Traffic, type WritableScenarioBook } from './state/scenarios.js'
 import { createStateControls } from './admin/state-document.js'
-import { createTenants, labelTenant, type TenantLabel, type Tenants } from './admin/tenants.js'
+import { createTenants, labelTenant, tenantRefs, type TenantLabel, type Tenants } from './state/tenants.js'
 import { createAuthenticator, DEFAULT_API_KEY, type Authenticate } from './api/auth.js'
 import type { Pet } from './api/contract.js'
 import type { ApiOperation } from './api/exchange.js'
@@ -103,6 +104,11 @@ export interface SandboxParts {
   readonly forwarding: ForwardingState
   /** Calls waiting until a test releases them (POST /__sandbox/holds, `sandbox.hold`). */
   readonly holds: HoldBook
+  /**
+   * The holds' controls, built once for the routes and the sandbox's methods alike: they need no
+   * seed, only the tenants' one rule for a key's scope, so they work before the seed is ready.
+   */
+  readonly holdControls: HoldControls
   readonly listCache: ListCache
   /** What the created pets of all tenants use of the createdPets budget. */
   readonly created: { used: number; readonly max: number }
@@ -119,6 +125,9 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
   // Only a host that keeps the data elsewhere is told of changes: every other sandbox keeps the plain counter.
   const changes = changed === undefined ? { count: 0 } : watchedCount(changed)
   const events = createEventBus()
+  const holds = createHoldBook(limits.heldRequests, limits.holds, (key) => {
+    events.emit({ type: 'holds', key })
+  })
   return {
     notices:
       hosting.notices ??
@@ -143,9 +152,8 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
         events.emit({ type: 'forwarding', key: undefined })
       },
     ),
-    holds: createHoldBook(limits.heldRequests, limits.holds, (key) => {
-      events.emit({ type: 'holds', key })
-    }),
+    holds,
+    holdControls: createHoldControls({ of: tenantRefs(config.isolated, config.defaultKey) }, holds),
     listCache: createListCache(limits.listCacheBytes),
     created: { used: 0, max: limits.createdPets },
     changes,
@@ -307,7 +315,7 @@ function createControls(config: SandboxConfig, parts: SandboxParts, hosting: Hos
   return {
     data,
     scenarios: scenarioControls,
-    holds: createHoldControls(tenants, parts.holds),
+    holds: parts.holdControls,
     journal: createJournalControl(tenants, journal),
     checkpoints: createCheckpointControls({ tenants, events, clock: parts.clock, data, scenarios: scenarioControls }),
     state: createStateControls({ tenants, data, events, limits: config.limits, pool: parts.checkpointPool, pause }),

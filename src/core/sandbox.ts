@@ -10,21 +10,19 @@
  */
 import { adminRoutes } from './admin/operations.js'
 import type { SandboxHealth } from './admin/contract.js'
-import type { CheckpointSummary } from './admin/checkpoints.js'
+import type { CheckpointSummary } from './state/checkpoint-pool.js'
 import { CheckpointInputSchema } from './admin/contract.js'
 import type { AdminOperation } from './admin/exchange.js'
 import type { StateControls } from './admin/state-document.js'
-import type { ScenarioBook } from './admin/scenarios.js'
+import type { ScenarioBook } from './state/scenarios.js'
 import type { Hold } from './admin/contract.js'
-import { createHoldControls } from './admin/controls.js'
-import { tenantRefs } from './admin/tenants.js'
 import { checkObject, type OperationId, type Pet, type StoreState } from './api/contract.js'
 import type { ApiOperation } from './api/exchange.js'
 import { generatePets } from './api/generate.js'
 import { petRoutes } from './api/operations.js'
 import { bundledSeed, parseSeed } from './api/seed.js'
 import { asyncStore, StateError, type PetStore } from './api/store.js'
-import type { RequestJournal } from './admin/journal.js'
+import type { RequestJournal } from './state/request-journal.js'
 import { createDispatcher } from './dispatch.js'
 import { siteRoutes } from './docs/site.js'
 import { createCorsPolicy } from './http/cors.js'
@@ -261,8 +259,8 @@ function facade(
   const { apiKeys, defaultKey, isolated, authenticate } = config
   const controls = async () => (await seeded.later()).controls
   const tenants = async () => (await seeded.later()).tenants
-  // Holds need no seed: the same controls as the routes', over the tenants' one rule for a key's scope.
-  const holds = createHoldControls({ of: tenantRefs(isolated, defaultKey) }, parts.holds)
+  // Holds need no seed: the routes' own controls.
+  const holds = parts.holdControls
   return {
     pets: asyncStore(async () => (await tenants()).storeFor(defaultKey)),
     apiKeys,

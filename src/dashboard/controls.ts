@@ -2,8 +2,9 @@
  * The Controls panel: reset (with an in-page confirm step), scenarios from presets (list,
  * clear), and the state downloaded as a file or uploaded from one.
  *
- * May import: other dashboard files.
+ * May import: other dashboard files, and core files that import nothing (state/scenario-words.ts).
  */
+import { describeScenario } from '../core/state/scenario-words.js'
 import { adminUrl, call, getJson, scope, sendJson, type Scenario, type ScenarioInput } from './api.js'
 import { alertIn, byId, h, messageOf, say } from './dom.js'
 import { loadCheckpoints } from './checkpoints.js'
@@ -26,7 +27,7 @@ export async function loadScenarios(): Promise<void> {
     scenarioCount = scenarios.length
     byId('scenarios').replaceChildren(
       ...(scenarios.length === 0 ? [h('li', 'muted', 'No scenarios: every call is answered normally.')] : []),
-      ...scenarios.map((scenario) => h('li', undefined, describe(scenario))),
+      ...scenarios.map((scenario) => h('li', undefined, describeScenario(scenario))),
     )
   } catch (error) {
     if (mine === sequence) alertIn('scenarios-error', `Could not list the scenarios: ${messageOf(error)}`)
@@ -35,16 +36,6 @@ export async function loadScenarios(): Promise<void> {
 
 /** True when a request may have used up a scenario, so the list is worth reloading. */
 export const hasScenarios = (): boolean => scenarioCount > 0
-
-function describe(scenario: Scenario): string {
-  const what: string[] = []
-  if (scenario.delayMs !== undefined) what.push(`waits ${scenario.delayMs / 1000} s`)
-  if (scenario.status !== undefined) what.push(`fails with ${scenario.status}`)
-  const many = scenario.remaining
-  const how = many === undefined ? 'until cleared' : `for the next ${many} call${many === 1 ? '' : 's'}`
-  const operation = scenario.operation === '*' ? 'Every call' : scenario.operation
-  return `${operation} ${what.join(' and ')}, ${how}`
-}
 
 /** Runs an action, showing its error in the alert region `errorId`; true when it worked. */
 async function attempt(errorId: string, action: () => Promise<unknown>): Promise<boolean> {

@@ -5,13 +5,14 @@
  * headers (already redacted by the server) and body. In isolated mode each row names its tenant
  * beside the tenant's colour. A request sent to the upstream (`--upstream`) says so, with the
  * count of its answer's contract violations (the sentences on hover and in its details); the
- * Traffic panel is told of each entry too (forwarded.ts), for its count and latest violations.
+ * Traffic panel is told of each entry too (upstream-traffic.ts), for its count and latest violations.
  *
- * May import: other dashboard files.
+ * May import: other dashboard files, and core files that import nothing (state/counters.ts).
  */
+import { statusClass } from '../core/state/counters.js'
 import { adminUrl, getJson, scope, type JournalEntry } from './api.js'
 import { byId, h, messageOf, swatch } from './dom.js'
-import { countForwarded, resetForwarded } from './forwarded.js'
+import { countForwarded, resetForwarded } from './upstream-traffic.js'
 
 const CAP = 200
 // Node's own reason phrases (node:http's STATUS_CODES), put in by the build (scripts/build-dashboard.mjs).
@@ -100,7 +101,7 @@ function row(entry: JournalEntry): HTMLLIElement {
     ' ',
     h('span', 'path', ...breakable(pathOf(entry))),
     ' ',
-    h('span', `code c${Math.floor(status / 100)}`, `${status} ${REASONS[status] ?? ''}`.trim()),
+    h('span', `code c${statusClass(status)}`, `${status} ${REASONS[status] ?? ''}`.trim()),
     ' ',
     h('span', 'dur', `${durationOf(entry.durationMs)} ms`),
     ' ',

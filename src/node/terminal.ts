@@ -6,6 +6,7 @@
  * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { styleText } from 'node:util'
+import { statusClass } from '../core/state/counters.js'
 
 type Style = Parameters<typeof styleText>[0]
 
@@ -31,9 +32,11 @@ export function printable(text: string): string {
   return text.replace(/[^\P{Cc}\n]/gu, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-/** A status by its class: 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
+const CLASS_STYLES: Readonly<Record<2 | 3 | 4 | 5, Style>> = { 2: 'green', 3: 'cyan', 4: 'yellow', 5: 'red' }
+
+/** A status by its class (the core's statusClass): 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
 export function statusStyle(status: number): Style {
-  return status >= 500 ? 'red' : status >= 400 ? 'yellow' : status >= 300 ? 'cyan' : 'green'
+  return CLASS_STYLES[statusClass(status)]
 }
 
 /** The terminal's six colours, by hue: the nearest one to a tenant's hue (labelTenant). */

@@ -4,8 +4,10 @@
  * and one status line (role="status") where every action says how it went. Ids are the shadow
  * tree's own, so they meet none of the page's.
  *
- * May import: src/browser/panel, and types from src/core/sandbox.ts. Nothing at run time from the core.
+ * May import: src/browser/panel, types from src/core/sandbox.ts, and at run time only core files that
+ * import nothing (state/scenario-words.ts).
  */
+import { describeScenario } from '../../core/state/scenario-words.js'
 import type { PanelCheckpoint, PanelScenario, PanelScenarioInput } from './sandbox.js'
 
 /** The scenarios a presenter reaches for: an error state, a slow list, an outage. */
@@ -100,16 +102,6 @@ export function showScenarios(list: HTMLUListElement, scenarios: readonly PanelS
       ? [h('li', { class: 'muted' }, 'No scenarios: every call is answered normally.')]
       : scenarios.map((scenario) => h('li', {}, describeScenario(scenario)))),
   )
-}
-
-export function describeScenario(scenario: PanelScenario): string {
-  const what: string[] = []
-  if (scenario.delayMs !== undefined) what.push(`waits ${scenario.delayMs / 1000} s`)
-  if (scenario.status !== undefined) what.push(`fails with ${scenario.status}`)
-  const many = scenario.remaining
-  const how = many === undefined ? 'until cleared' : `for the next ${many} call${many === 1 ? '' : 's'}`
-  const operation = scenario.operation === '*' ? 'Every call' : scenario.operation
-  return `${operation} ${what.join(' and ')}, ${how}`
 }
 
 /** The saved checkpoints, each with its Rewind button; `rewind` is called with its name. */

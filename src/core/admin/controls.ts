@@ -4,13 +4,13 @@
  * and the sandbox's in-process methods both call these, so the two cannot drift apart; each
  * group is given only the parts it works on.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { checkObject, checkStoreState, type StoreState } from '../api/contract.js'
 import { createTenantStore, StateError, type TenantStore } from '../api/store.js'
 import { ApiError } from '../http/errors.js'
-import { checkpointNameProblem, type CheckpointSummary } from './checkpoints.js'
-import type { Clock } from './clock.js'
+import type { CheckpointSummary } from '../state/checkpoint-pool.js'
+import type { Clock } from '../state/clock.js'
 import {
   HoldInputSchema,
   HoldReleaseSchema,
@@ -19,15 +19,15 @@ import {
   type Scenario,
   type ScenarioInput,
 } from './contract.js'
-import type { EventBus } from './events.js'
-import type { ForwardingState } from './forwarding.js'
-import type { HoldBook } from './holds.js'
-import type { JournalEntry, JournalFilter, WritableJournal } from './journal.js'
-import { matchesFilter } from './journal.js'
+import type { EventBus } from '../state/events.js'
+import type { ForwardingState } from '../state/forwarding-state.js'
+import type { HoldBook } from '../state/hold-book.js'
+import type { JournalEntry, JournalFilter, WritableJournal } from '../state/request-journal.js'
+import { matchesFilter } from '../state/request-journal.js'
 import type { LiveControls } from './live.js'
 import type { StateControls } from './state-document.js'
-import type { WritableScenarioBook } from './scenarios.js'
-import type { TenantLabel, Tenants } from './tenants.js'
+import type { WritableScenarioBook } from '../state/scenarios.js'
+import type { TenantLabel, Tenants } from '../state/tenants.js'
 
 export interface DataControls {
   /** Restores the seed and the id sequence, and clears the journal and scenarios; with a key in isolated mode, that key's only. */
@@ -218,8 +218,6 @@ export function createCheckpointControls({
   return {
     save(key, input) {
       const { owner, scope } = tenants.of(key)
-      const problem = checkpointNameProblem(input.name)
-      if (problem !== undefined) throw new ApiError('invalid_body', problem)
       const state = data.snapshot(key)
       const scenarioInputs = input.scenarios === true ? scenarios.list(key).map(scenarioInputOf) : undefined
       const summary = tenants.checkpointsFor(owner).save(

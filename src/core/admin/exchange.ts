@@ -4,7 +4,7 @@
  * route reads one, the sandbox's controls (controls.ts: what the in-process methods call too) and,
  * for the pages and their assets, what they show. Nothing else of the sandbox reaches them.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { CoreRequest, CoreResponse } from '../http/http.js'
 import type { OperationSpec, Route } from '../http/routes.js'

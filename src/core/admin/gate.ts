@@ -6,7 +6,7 @@
  * `?tenant=` handle, which names a tenant without showing its key. The shipped files (the pages'
  * scripts and styles) are the same for everyone: no Origin rule and no key for them.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { unauthorized, type Authenticate } from '../api/auth.js'
 import type { CorsPolicy } from '../http/cors.js'

@@ -2,20 +2,20 @@
  * What GET /__sandbox/health says: the version, uptime, pets, mode, tenants, the upstream and
  * the state file, and every budget of the one table beside its use now.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { ListCache } from '../api/list-cache.js'
 import type { BodySlots } from '../http/body.js'
 import { ADMIN_PATH } from '../http/mounts.js'
 import { LIMIT_NAMES, LIMITS, type LimitName, type Limits } from '../limits.js'
-import type { CheckpointPool } from './checkpoints.js'
+import type { CheckpointPool } from '../state/checkpoint-pool.js'
 import type { SandboxHealth } from './contract.js'
-import type { EventBus } from './events.js'
-import type { HoldBook } from './holds.js'
-import { forwardingOf, type ForwardingState } from './forwarding.js'
-import type { WritableJournal } from './journal.js'
-import type { WritableScenarioBook } from './scenarios.js'
-import type { Tenants } from './tenants.js'
+import type { EventBus } from '../state/events.js'
+import type { HoldBook } from '../state/hold-book.js'
+import { forwardingOf, type ForwardingState } from '../state/forwarding-state.js'
+import type { WritableJournal } from '../state/request-journal.js'
+import type { WritableScenarioBook } from '../state/scenarios.js'
+import type { Tenants } from '../state/tenants.js'
 
 /** What the host knows of its own budgets' use (the server: connections); nothing in-process. */
 export type HostUsage = () => Partial<Record<LimitName, number>>

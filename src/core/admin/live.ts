@@ -4,15 +4,15 @@
  * refused (503); one whose unsent bytes pass eventBacklogBytes gets a last `overflow` event and is
  * closed; a comment line every 15 s keeps a quiet connection open.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { ApiError } from '../http/errors.js'
 import type { CoreResponse, EventStream } from '../http/http.js'
 import type { Limits } from '../limits.js'
-import { COUNTER_SECONDS, type Counters } from './counters.js'
-import type { EventBus, SandboxEvent } from './events.js'
+import { COUNTER_SECONDS, type Counters } from '../state/counters.js'
+import type { EventBus, SandboxEvent } from '../state/events.js'
 import type { Notices } from './notices.js'
-import type { Tenants } from './tenants.js'
+import type { Tenants } from '../state/tenants.js'
 
 export interface LiveControls {
   /** The event stream of a key's tenant (isolated mode), or of everyone; 503 past eventStreams. */

@@ -4,7 +4,7 @@
  * logged as it is; the rest within the window are counted and told in one line when the window
  * ends, so key churn or a flood of resets costs a bounded number of lines.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 
 type NoticeKind = 'eviction' | 'overflow' | 'client-gone' | 'connection-refused' | 'busy'

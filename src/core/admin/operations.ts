@@ -1,21 +1,18 @@
 /**
  * The admin routes under `/__sandbox`, rows of the same route table as the API: reset, the
- * request journal, scenarios, state in and out, health, forwarding. Each
+ * request journal, scenarios, state in and out, health, forwarding, tenants, the pets' pages, the
+ * traffic and the event stream here; the checkpoints' and the holds' rows in their own files
+ * (checkpoint-routes.ts, hold-routes.ts), joined in `adminRoutes`. Each
  * does over HTTP what a sandbox method does in-process, through the same controls. A key in
  * `Authorization` is optional; when sent it is checked, and scopes reset, journal, scenarios
  * and state to that key's data (isolated mode).
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import * as z from 'zod'
 import {
-  CheckpointInputSchema,
-  CheckpointListSchema,
   ForwardingInputSchema,
   ForwardingSchema,
-  HoldInputSchema,
-  HoldReleaseSchema,
-  HoldSchema,
   JournalEntrySchema,
   JournalFilterSchema,
   PetPageSchema,
@@ -28,34 +25,18 @@ import {
   TrafficSchema,
   type ScenarioInput,
 } from './contract.js'
+// The page's status filter is listPets's (the same statuses), and checkObject words every
+// problem as the API's errors are worded: one way to read input for every route.
 import { checkObject, PET_STATUSES, type PetStatus } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
 import { json, JSON_HEADERS, noContent } from '../http/http.js'
-import { ADMIN_PATH } from '../http/mounts.js'
 import { readQuery } from '../http/query.js'
-import { checkpointNameProblem } from './checkpoints.js'
-import type { AdminOperation, AdminRoute } from './exchange.js'
-import { forwardingOf, readForwardInput } from './forwarding.js'
-import { ScenarioError } from './scenarios.js'
-
-/** A whole number from a query parameter, within bounds, quoted as sent when it is not one. */
-function whole(text: string | undefined, name: string, min: number, max: number, fallback: number): number {
-  if (text === undefined) return fallback
-  const number = Number(text)
-  if (!/^[0-9]+$/.test(text) || number < min || number > max) {
-    throw new ApiError(
-      'invalid_parameter',
-      `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`,
-    )
-  }
-  return number
-}
-
-const SCOPE = 'With a key in isolated mode: that key only.'
-
-function admin(operation: Omit<AdminOperation, 'key'>): AdminOperation {
-  return { key: 'optional', ...operation }
-}
+import type { AdminRoute } from './exchange.js'
+import { checkpointRoutes } from './checkpoint-routes.js'
+import { holdRoutes } from './hold-routes.js'
+import { admin, SCOPE, TENANT_PARAMETER, whole } from './rows.js'
+import { forwardingOf, readForwardInput } from '../state/forwarding-state.js'
+import { ScenarioError } from '../state/scenarios.js'
 
 const reset = admin({
   id: 'resetSandbox',
@@ -222,14 +203,6 @@ const setForwarding = admin({
   },
 })
 
-const TENANT_PARAMETER = {
-  name: 'tenant',
-  in: 'query',
-  required: false,
-  description: `Isolated mode: a tenant handle from GET ${ADMIN_PATH}/tenants (instead of its key in Authorization)`,
-  schema: { type: 'string' },
-}
-
 const listTenants = admin({
   id: 'listTenants',
   summary: "Every key's data (tenant), least recently used first, named by a handle and the key masked",
@@ -304,142 +277,6 @@ const events = admin({
   run: ({ controls, key }) => controls.live.events(key),
 })
 
-const NAME_PARAMETER = {
-  name: 'name',
-  in: 'path',
-  required: true,
-  description: "The checkpoint's name",
-  schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
-}
-
-const listCheckpointsRoute = admin({
-  id: 'listCheckpoints',
-  summary: 'The checkpoints, oldest saved first, with their times and pet counts',
-  description: SCOPE,
-  errors: [],
-  parameters: () => [TENANT_PARAMETER],
-  success: [{ status: 200, description: 'The checkpoints', schema: CheckpointListSchema }],
-  run: ({ controls, key }) => json(200, controls.checkpoints.list(key)),
-})
-
-const saveCheckpointRoute = admin({
-  id: 'saveCheckpoint',
-  summary: 'Save the data (pets and the id sequence, and the scenarios if asked) under a name',
-  description: `A name in use is refused (409) unless "replace" is true. The reset keeps checkpoints. ${SCOPE}`,
-  makesTenant: true,
-  body: {
-    limit: 'bodyBytes',
-    schema: CheckpointInputSchema,
-    emptyHint: 'send a JSON checkpoint such as {"name":"before-checkout"}',
-  },
-  errors: ['invalid_body', 'conflict', 'insufficient_storage'],
-  success: [
-    {
-      status: 201,
-      description: 'Saved',
-      schema: CheckpointListSchema.element,
-      headers: { Location: 'The checkpoint: its restore and delete are under it' },
-    },
-  ],
-  run({ controls, key, body }) {
-    const checked = checkObject(CheckpointInputSchema, body, 'body')
-    // Every problem at once: the name's own rule too, when the schema found others.
-    const name = (body as { name?: unknown } | null)?.name
-    const nameProblem = typeof name === 'string' ? checkpointNameProblem(name) : undefined
-    const problems = [...(checked.ok ? [] : checked.problems), ...(nameProblem === undefined ? [] : [nameProblem])]
-    if (!checked.ok || problems.length > 0) throw new ApiError('invalid_body', problems.join('; '))
-    const summary = controls.checkpoints.save(key, checked.value)
-    return json(201, summary, { Location: `${ADMIN_PATH}/checkpoints/${summary.name}` })
-  },
-})
-
-const restoreCheckpointRoute = admin({
-  id: 'restoreCheckpoint',
-  summary: 'Rewind the data (and the scenarios, if saved with it) to a checkpoint',
-  description: `The journal stays as it is. ${SCOPE}`,
-  errors: ['checkpoint_not_found', 'insufficient_storage'],
-  parameters: () => [NAME_PARAMETER],
-  success: [{ status: 204, description: 'Rewound' }],
-  run({ controls, key, params }) {
-    controls.checkpoints.rewind(key, params.name ?? '')
-    return noContent()
-  },
-})
-
-const deleteCheckpointRoute = admin({
-  id: 'deleteCheckpoint',
-  summary: 'Delete a checkpoint',
-  description: SCOPE,
-  errors: ['checkpoint_not_found'],
-  parameters: () => [NAME_PARAMETER],
-  success: [{ status: 204, description: 'Deleted' }],
-  run({ controls, key, params }) {
-    controls.checkpoints.remove(key, params.name ?? '')
-    return noContent()
-  },
-})
-
-const HOLD_SCOPE = 'With a key in isolated mode: that key only (a hold added with no key holds every key).'
-
-const listHolds = admin({
-  id: 'listHolds',
-  summary: 'The holds, each with how many calls it holds now',
-  description: `Wait for \`holding\` to reach what a test expects, instead of sleeping. ${HOLD_SCOPE}`,
-  errors: [],
-  success: [{ status: 200, description: 'The holds, oldest first', schema: HoldSchema.array() }],
-  run: ({ controls, key }) => json(200, controls.holds.list(key)),
-})
-
-const addHold = admin({
-  id: 'addHold',
-  summary: 'Hold the next calls of an operation: they wait, answering nothing, until the hold is released',
-  description:
-    `Calls held across the sandbox have a budget (heldRequests): past it a call is answered 503 at once. ` +
-    `A client that goes away is dropped from its hold; a reset and a shutdown release every hold. ${HOLD_SCOPE}`,
-  body: {
-    limit: 'bodyBytes',
-    schema: HoldInputSchema,
-    emptyHint: 'send a JSON hold such as {"operation":"listPets","times":1}',
-  },
-  errors: ['invalid_body'],
-  success: [
-    {
-      status: 201,
-      description: 'The hold added',
-      schema: HoldSchema,
-      headers: { Location: 'The hold: its release is under it' },
-    },
-  ],
-  run({ controls, key, body }) {
-    const hold = controls.holds.add(key, body)
-    return json(201, hold, { Location: `${ADMIN_PATH}/holds/${hold.id}` })
-  },
-})
-
-const ID_PARAMETER = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  description: "The hold's id, from POST /__sandbox/holds",
-  schema: { type: 'integer', minimum: 1 },
-}
-
-const releaseHold = admin({
-  id: 'releaseHold',
-  summary: "Let the hold's calls go, and end it",
-  description:
-    'The held calls answer as usual; with `status`, each answers that simulated failure instead. ' +
-    `The body may be empty. ${HOLD_SCOPE}`,
-  body: { limit: 'bodyBytes', schema: HoldReleaseSchema, emptyHint: 'send {} or {"status":503}', optional: true },
-  errors: ['invalid_parameter', 'invalid_body', 'hold_not_found'],
-  parameters: () => [ID_PARAMETER],
-  success: [{ status: 200, description: 'The hold as it was when released', schema: HoldSchema }],
-  run({ controls, key, params, body }) {
-    const id = whole(params.id, 'id', 1, Number.MAX_SAFE_INTEGER, 0)
-    return json(200, controls.holds.release(key, id, body ?? {}))
-  },
-})
-
 export const adminRoutes: readonly AdminRoute[] = [
   { area: 'admin', path: '/reset', methods: { POST: reset } },
   { area: 'admin', path: '/requests', methods: { GET: listRequests } },
@@ -451,9 +288,6 @@ export const adminRoutes: readonly AdminRoute[] = [
   { area: 'admin', path: '/traffic', methods: { GET: traffic } },
   { area: 'admin', path: '/events', methods: { GET: events } },
   { area: 'admin', path: '/forwarding', methods: { GET: getForwarding, PUT: setForwarding } },
-  { area: 'admin', path: '/checkpoints', methods: { GET: listCheckpointsRoute, POST: saveCheckpointRoute } },
-  { area: 'admin', path: '/checkpoints/{name}', methods: { DELETE: deleteCheckpointRoute } },
-  { area: 'admin', path: '/checkpoints/{name}/restore', methods: { POST: restoreCheckpointRoute } },
-  { area: 'admin', path: '/holds', methods: { GET: listHolds, POST: addHold } },
-  { area: 'admin', path: '/holds/{id}/release', methods: { POST: releaseHold } },
+  ...checkpointRoutes,
+  ...holdRoutes,
 ]

@@ -5,20 +5,23 @@
  * a state import is: every problem named at once, nothing used when one is wrong. The older
  * download, `{pets, nextId}` alone, is still read where a state is given: its data only.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
+import * as z from 'zod'
 import {
   checkObject,
   checkStoreState,
   checkStoreStateInSlices,
+  isPlainObject,
   type Checked,
   type Pet,
   type StoreState,
 } from '../api/contract.js'
 import { petText } from '../api/store.js'
 import { preview } from '../http/json.js'
-import { checkpointNameProblem, type Checkpoint } from './checkpoints.js'
-import { MAX_SCENARIOS, ScenarioInputSchema, type ScenarioInput } from './contract.js'
+import { CheckpointNameSchema, type Checkpoint } from '../state/checkpoint-pool.js'
+import { isIsoDate } from '../state/clock.js'
+import { MAX_SCENARIOS, ScenarioInputSchema, type ScenarioInput } from '../state/shapes.js'
 
 /** The format's version: a file of another version is refused, never guessed at. */
 export const PERSISTED_VERSION = 1
@@ -36,9 +39,6 @@ export interface Persisted {
 
 /** The older download's keys: an object of these only, without `version`, is read as data alone. */
 const DATA_KEYS = ['pets', 'nextId']
-
-const TOP_KEYS = ['version', 'savedAt', 'pets', 'nextId', 'checkpoints']
-const CHECKPOINT_KEYS = ['name', 'savedAt', 'pets', 'nextId', 'scenarios']
 
 /** Pets serialised in one step: a few milliseconds, then a pause for the requests waiting. */
 const PETS_PER_SLICE = 5_000
@@ -132,9 +132,63 @@ function isDataOnly(document: Record<string, unknown>): boolean {
   return document.version === undefined && Object.keys(document).every((key) => DATA_KEYS.includes(key))
 }
 
+/** A date and time with its zone whose day exists, as the sandbox writes them (state/clock.ts). */
+const SavedAtSchema = z.custom<string>((value) => typeof value === 'string' && isIsoDate(value, true), {
+  error: (issue) => `must be a date (ISO 8601), got ${describe(issue.input)}`,
+})
+
 /**
- * The checks, in one place for both ways of running them: each `{pets, nextId}` met (the data,
- * then each checkpoint's) is yielded, and the caller sends back its check, whole or in slices.
+ * A checkpoint as the document holds it, its `{pets, nextId}` left to the store's check (whole or
+ * in slices, with its budget of problems): walking 8 MiB of pets twice would cost a second check.
+ */
+const CheckpointShellSchema = z
+  .object({
+    name: CheckpointNameSchema,
+    savedAt: SavedAtSchema,
+    nextId: z.unknown(),
+    pets: z.unknown(),
+    scenarios: z
+      .array(ScenarioInputSchema)
+      .refine((scenarios) => scenarios.length <= MAX_SCENARIOS, {
+        error: (issue) => `holds ${(issue.input as unknown[]).length}, more than the ${MAX_SCENARIOS} a sandbox keeps`,
+      })
+      .optional(),
+  })
+  .strict()
+
+/** The document around its data, checked as admin/contract.ts's StateDocumentSchema describes it. */
+const DocumentShellSchema = z
+  .object({
+    version: z.custom<typeof PERSISTED_VERSION>((value) => value === PERSISTED_VERSION, {
+      error: (issue) => `must be ${PERSISTED_VERSION}, got ${describe(issue.input)}`,
+    }),
+    savedAt: SavedAtSchema.optional(),
+    nextId: z.unknown(),
+    pets: z.unknown(),
+    checkpoints: z
+      .array(CheckpointShellSchema)
+      .superRefine((checkpoints, context) => {
+        const names = new Map<string, number>()
+        for (const [index, { name }] of checkpoints.entries()) {
+          const earlier = names.get(name)
+          if (earlier !== undefined) {
+            context.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `${name} is already used by checkpoints.${earlier}`,
+            })
+          }
+          names.set(name, index)
+        }
+      })
+      .optional(),
+  })
+  .strict()
+
+/**
+ * The checks, in one place for both ways of running them: the document's shell by its schema,
+ * then each `{pets, nextId}` met (the data, then each checkpoint's) is yielded, and the caller
+ * sends back its check, whole or in slices. Every problem is named at once.
  */
 function* checkSteps(input: unknown, subject: string): Generator<unknown, Checked<Persisted>, Checked<StoreState>> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -146,47 +200,22 @@ function* checkSteps(input: unknown, subject: string): Generator<unknown, Checke
     const data = yield document
     return data.ok ? { ok: true, value: { state: data.value, checkpoints: [], shape: 'data' } } : data
   }
-  const problems: string[] = []
-  for (const key of Object.keys(document)) if (!TOP_KEYS.includes(key)) problems.push(`unknown field ${key}`)
-  if (document.savedAt !== undefined && !isDate(document.savedAt)) {
-    problems.push(`savedAt must be a date (ISO 8601), got ${describe(document.savedAt)}`)
-  }
-  if (document.version !== PERSISTED_VERSION) {
-    problems.push(`version must be ${PERSISTED_VERSION}, got ${describe(document.version)}`)
-  }
+  const shell = checkObject(DocumentShellSchema, document, subject)
+  const problems = shell.ok ? [] : [...shell.problems]
   const state = yield { pets: document.pets, nextId: document.nextId }
   if (!state.ok) problems.push(...state.problems)
   const checkpoints: Omit<Checkpoint, 'bytes'>[] = []
-  const raw = document.checkpoints === undefined ? [] : document.checkpoints
-  if (!Array.isArray(raw)) problems.push('checkpoints must be an array')
-  const names = new Map<string, number>()
-  for (const [index, entry] of (Array.isArray(raw) ? (raw as unknown[]) : []).entries()) {
-    const at = `checkpoints.${index}`
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      problems.push(`${at} must be a JSON object`)
-      continue
-    }
-    const fields = entry as Record<string, unknown>
-    for (const key of Object.keys(fields))
-      if (!CHECKPOINT_KEYS.includes(key)) problems.push(`${at}: unknown field ${key}`)
-    const nameProblem = checkpointNameProblem(fields.name)
-    if (nameProblem !== undefined) problems.push(`${at}.${nameProblem}`)
-    const name = String(fields.name)
-    const earlier = names.get(name)
-    if (nameProblem === undefined && earlier !== undefined)
-      problems.push(`${at}.name ${name} is already used by checkpoints.${earlier}`)
-    names.set(name, index)
-    const savedAt = fields.savedAt
-    if (!isDate(savedAt)) {
-      problems.push(`${at}.savedAt must be a date (ISO 8601), got ${describe(savedAt)}`)
-    }
-    const saved = yield { pets: fields.pets, nextId: fields.nextId }
-    if (!saved.ok) problems.push(...saved.problems.map((problem) => `${at}.${problem}`))
-    const scenarios = checkScenarios(fields.scenarios, at, problems)
-    if (saved.ok && nameProblem === undefined && typeof savedAt === 'string') {
+  const raw = Array.isArray(document.checkpoints) ? (document.checkpoints as unknown[]) : []
+  for (const [index, entry] of raw.entries()) {
+    if (!isPlainObject(entry)) continue
+    const saved = yield { pets: entry.pets, nextId: entry.nextId }
+    if (!saved.ok) problems.push(...saved.problems.map((problem) => `checkpoints.${index}.${problem}`))
+    else if (shell.ok) {
+      // The scenarios as they were written (no default filled in), so the file reads back the same.
+      const scenarios = entry.scenarios as ScenarioInput[] | undefined
       checkpoints.push({
-        name,
-        savedAt,
+        name: entry.name as string,
+        savedAt: entry.savedAt as string,
         pets: saved.value.pets.length,
         nextId: saved.value.nextId,
         scenarios: scenarios !== undefined,
@@ -197,39 +226,6 @@ function* checkSteps(input: unknown, subject: string): Generator<unknown, Checke
   }
   if (problems.length > 0 || !state.ok) return { ok: false, problems }
   return { ok: true, value: { state: state.value, checkpoints, shape: 'document' } }
-}
-
-/** A checkpoint's scenarios, checked as a POST of each would be; undefined when it holds none. */
-function checkScenarios(value: unknown, at: string, problems: string[]): ScenarioInput[] | undefined {
-  if (value === undefined) return undefined
-  if (!Array.isArray(value)) {
-    problems.push(`${at}.scenarios must be an array`)
-    return undefined
-  }
-  const scenarios: ScenarioInput[] = []
-  if (value.length > MAX_SCENARIOS) {
-    problems.push(`${at}.scenarios holds ${value.length}, more than the ${MAX_SCENARIOS} a sandbox keeps`)
-  }
-  for (const [position, scenario] of (value as unknown[]).entries()) {
-    const where = `${at}.scenarios.${position}`
-    if (typeof scenario !== 'object' || scenario === null || Array.isArray(scenario)) {
-      problems.push(`${where} must be a JSON object`)
-      continue
-    }
-    const checked = checkObject(ScenarioInputSchema, scenario, where)
-    if (checked.ok) scenarios.push(scenario)
-    else problems.push(...checked.problems.map((problem) => `${where}.${problem}`))
-  }
-  return scenarios
-}
-
-/** An ISO 8601 date and time, as the sandbox writes them: `2026-11-25T09:30:01.000Z`. */
-function isDate(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/.test(value) &&
-    !Number.isNaN(Date.parse(value))
-  )
 }
 
 function describe(value: unknown): string {

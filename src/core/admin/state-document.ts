@@ -5,7 +5,7 @@
  * server and a server's file loads into a page. A state is checked whole, budgets included,
  * before anything is replaced: a refused one changes nothing.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/admin, core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { StoreState } from '../api/contract.js'
 import type { TenantStore } from '../api/store.js'
@@ -13,10 +13,10 @@ import { ApiError } from '../http/errors.js'
 import { SLICED_FROM_LENGTH } from '../http/json-body.js'
 import { readJson, readJsonInSlices } from '../http/json.js'
 import type { Limits } from '../limits.js'
-import { checkpointBytes, type CheckpointPool } from './checkpoints.js'
-import type { EventBus } from './events.js'
+import { checkpointBytes, type CheckpointPool } from '../state/checkpoint-pool.js'
+import type { EventBus } from '../state/events.js'
 import { checkPersistedInSlices, persistedChunks, type Persisted } from './persisted.js'
-import type { Tenants } from './tenants.js'
+import type { Tenants } from '../state/tenants.js'
 
 export interface StateControls {
   /** A key's data and checkpoints as the state document's text (the shared data's without a key). */

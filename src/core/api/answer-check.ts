@@ -14,6 +14,7 @@ import { problemsAt, PetStatusSchema, type OperationId } from './contract.js'
 import type { PlainAnswer } from '../http/http.js'
 import { eachArrayItemSteps, preview } from '../http/json.js'
 import { LIMITS } from '../limits.js'
+import { drain, drainInSlices } from './slices.js'
 
 /**
  * The statuses the interface document lists for each operation, and what its success carries.
@@ -44,10 +45,6 @@ const InterfacePetSchema = z.object({
   categoryId: z.int(),
   status: PetStatusSchema.optional(),
 })
-/** What is wrong with a pet by the interface document's Pet, each problem naming its field under `at`. */
-export function interfacePetProblems(item: unknown, at: readonly (string | number)[]): string[] {
-  return problemsAt(InterfacePetSchema, item, at)
-}
 
 const InterfaceErrorSchema = z.object({ code: z.string(), message: z.string(), status: z.int() })
 const SHAPES: Readonly<Record<'pet' | 'error', z.ZodType>> = { pet: InterfacePetSchema, error: InterfaceErrorSchema }
@@ -126,14 +123,6 @@ export function contractViolations(
   return drain(contractSteps(operation, answer, max))
 }
 
-/** Runs steps to their end without a pause. */
-function drain<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next()
-    if (step.done === true) return step.value
-  }
-}
-
 /**
  * contractViolations for a large answer (a list of a million pets, `upstreamBodyBytes` raised):
  * `pause()` every few thousand items, so the other clients are answered meanwhile. Same answer.
@@ -144,12 +133,7 @@ export async function contractViolationsInSlices(
   max: number,
   pause: () => Promise<void>,
 ): Promise<Violations> {
-  const steps = contractSteps(operation, answer, max)
-  for (;;) {
-    const step = steps.next()
-    if (step.done === true) return step.value
-    await pause()
-  }
+  return drainInSlices(contractSteps(operation, answer, max), pause)
 }
 
 function* contractSteps(operation: OperationId, answer: PlainAnswer, max: number): Generator<void, Violations> {

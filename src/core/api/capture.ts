@@ -1,14 +1,14 @@
 /**
  * `capture`: a fixtures file from a live API, by reads only. The steps are listPets with the
  * largest limit, with no status and with each, then getPet for a range of ids when asked; every
- * pet is held to the interface and the store's own rules (record.ts's `petProblems`), and one that
+ * pet is held to the interface and the store's own rules (record.ts's `checkForeignPet`), and one that
  * fails is left out and named. The result is sorted by id and valid for `--fixtures` as it stands.
  * The interface has no paging: a list that comes back full is said to be so.
  *
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 import { LIST_LIMIT, PET_STATUSES, type Pet } from './contract.js'
-import { petProblems } from './record.js'
+import { checkForeignPet } from './record.js'
 import type { PlainAnswer } from '../http/http.js'
 import { readJson } from '../http/json.js'
 
@@ -54,17 +54,12 @@ export function createCapture(): Capture {
   const leftOut: string[] = []
   const notes: string[] = []
   const keep = (step: CaptureStep, candidate: unknown, index: number) => {
-    const problems = petProblems(candidate)
-    if (problems.length === 0) {
-      const pet = candidate as Pet
-      pets.set(
-        pet.id,
-        pet.status === undefined
-          ? { id: pet.id, name: pet.name, categoryId: pet.categoryId }
-          : { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status },
-      )
+    const checked = checkForeignPet(candidate)
+    if (checked.ok) {
+      pets.set(checked.value.id, checked.value)
       return
     }
+    const problems = checked.problems
     const id = (candidate as { id?: unknown } | null)?.id
     const which = typeof id === 'number' ? `pet ${id}` : step.many ? `item ${index}` : 'the pet'
     leftOut.push(`${step.label}: ${which} left out: ${problems.join('; ')}`)

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod'
 import { InexactNumber, preview } from '../http/json.js'
+import { drain, drainInSlices } from './slices.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 
@@ -108,11 +109,7 @@ export function checkPet(input: unknown): Checked<Pet> {
 
 /** Checks a whole store state: every pet, unique ids, and a next id past them all. Every problem at once. */
 export function checkStoreState(input: unknown, petsChecked = false): Checked<StoreState> {
-  const steps = checkStoreStateSteps(input, petsChecked)
-  for (;;) {
-    const step = steps.next()
-    if (step.done === true) return step.value
-  }
+  return drain(checkStoreStateSteps(input, petsChecked))
 }
 
 /** checkStoreState for a large state (an import): pausing between slices of pets, with the same answer. */
@@ -120,12 +117,7 @@ export async function checkStoreStateInSlices(
   input: unknown,
   pause: () => Promise<void>,
 ): Promise<Checked<StoreState>> {
-  const steps = checkStoreStateSteps(input)
-  for (;;) {
-    const step = steps.next()
-    if (step.done === true) return step.value
-    await pause()
-  }
+  return drainInSlices(checkStoreStateSteps(input), pause)
 }
 
 /** Pets checked between two pauses: a few milliseconds of work. */
@@ -163,7 +155,7 @@ function* checkStoreStateSteps(input: unknown, petsChecked = false): Generator<v
   })
   const pets: Pet[] = []
   const raw = Array.isArray(input.pets) ? (input.pets as unknown[]) : []
-  if (petsChecked) pets.push(...(raw as Pet[]))
+  if (petsChecked) for (const pet of raw) pets.push(pet as Pet)
   for (let start = 0; !petsChecked && start < raw.length; start += PETS_PER_SLICE) {
     const result = PetListSchema.safeParse(raw.slice(start, start + PETS_PER_SLICE))
     if (result.success) {

@@ -10,12 +10,12 @@
  *
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
-import { interfacePetProblems } from './answer-check.js'
-import { checkPet, type Checked, type OperationId, type Pet } from './contract.js'
+import { checkObject, PetSchema, type Checked, type OperationId, type Pet } from './contract.js'
 import type { TenantStore } from './store.js'
 import { ApiError } from '../http/errors.js'
 import { decodeInSlices, SLICED_FROM_LENGTH } from '../http/json-body.js'
 import { readJson, readJsonInSlices } from '../http/json.js'
+import { drain, drainInSlices } from './slices.js'
 
 /** What one forwarded answer left in the data: what the journal says of it. */
 export interface Kept {
@@ -110,11 +110,7 @@ const PETS_PER_SLICE = 5_000
  * budget), then how many more. Past the createdPets budget nothing is kept, and the reason says so.
  */
 export function keepPets(store: TenantStore, candidates: readonly unknown[], max: number): Kept {
-  const steps = keepSteps(store, candidates, max)
-  for (;;) {
-    const step = steps.next()
-    if (step.done === true) return step.value
-  }
+  return drain(keepSteps(store, candidates, max))
 }
 
 /**
@@ -127,12 +123,7 @@ export async function keepPetsInSlices(
   max: number,
   pause: () => Promise<void>,
 ): Promise<Kept> {
-  const steps = keepSteps(store, candidates, max)
-  for (;;) {
-    const step = steps.next()
-    if (step.done === true) return step.value
-    await pause()
-  }
+  return drainInSlices(keepSteps(store, candidates, max), pause)
 }
 
 function* keepSteps(store: TenantStore, candidates: readonly unknown[], max: number): Generator<void, Kept> {
@@ -142,7 +133,7 @@ function* keepSteps(store: TenantStore, candidates: readonly unknown[], max: num
   for (let index = 0; index < candidates.length; index++) {
     if (index > 0 && index % PETS_PER_SLICE === 0) yield
     const candidate = candidates[index]
-    const checked = checkCandidate(candidate)
+    const checked = checkForeignPet(candidate)
     if (checked.ok) {
       good.set(checked.value.id, checked.value)
       continue
@@ -195,20 +186,13 @@ function mergeById(stored: readonly Pet[], over: readonly Pet[]): Pet[] {
 }
 
 /**
- * Why a pet from another server cannot be kept: the interface document's Pet first, then the
- * store's own rules, which name what the interface lets through (what `--fixtures` refuses).
- * Empty when it can be kept. `record` and `capture` both hold pets to it.
+ * A pet from another server, checked once: the store's Pet is stricter than the interface
+ * document's in every field (what `--fixtures` refuses too), so one check names both kinds of
+ * problem. The pet to keep (its fields in the contract's order, nothing else), or why not.
+ * `record` and `capture` both hold pets to it.
  */
-export function petProblems(candidate: unknown): string[] {
-  const checked = checkCandidate(candidate)
-  return checked.ok ? [] : checked.problems
-}
-
-/** A pet from another server, checked once by both rules: the pet to keep, or why not. */
-function checkCandidate(candidate: unknown): Checked<Pet> {
-  const against = interfacePetProblems(candidate, ['pet'])
-  if (against.length > 0) return { ok: false, problems: against }
-  return checkPet(candidate)
+export function checkForeignPet(candidate: unknown): Checked<Pet> {
+  return checkObject(PetSchema, candidate, 'pet')
 }
 
 function samePet(stored: Pet | undefined, pet: Pet): boolean {

@@ -197,20 +197,7 @@ export function createTenantStore(
     view: () => ({ pets: [...state.base.all, ...state.created], nextId: state.nextId }),
     restore(next) {
       const restored = Math.max(0, next.pets.length - seed.all.length)
-      const free = pool.max - (pool.used - state.created.length - state.restored)
-      if (restored > free) {
-        throw new ApiError(
-          'insufficient_storage',
-          `This state holds ${restored} pets beyond the seed, and the sandbox has room for ${Math.max(0, free)} more (the createdPets limit, in all keys together); reset some data, or start with a higher --limit createdPets`,
-        )
-      }
-      // One key's data holds at most createdPetsPerTenant pets beyond the seed, however they came.
-      if (restored > maxCreatedPets) {
-        throw new ApiError(
-          'insufficient_storage',
-          `This state holds ${restored} pets beyond the seed, more than one key's data keeps (the createdPetsPerTenant limit, ${maxCreatedPets}); start with a higher --limit createdPetsPerTenant`,
-        )
-      }
+      checkBudgets({ held: state.created.length + state.restored, after: restored, by: 'state' }, maxCreatedPets, pool)
       replace(fresh(indexPets(next.pets), next.nextId, restored))
     },
     reseed(next) {
@@ -248,7 +235,7 @@ function pageOf(
   return { total: seeded.length + created.length, pets }
 }
 
-/** Room for one more created pet: an id left, the tenant's budget, and the pool's (507 otherwise). */
+/** Room for one more created pet: an id left, and the budgets (507 otherwise). */
 function checkRoom(state: State, maxCreatedPets: number, pool: { readonly used: number; readonly max: number }): void {
   if (state.nextId > Number.MAX_SAFE_INTEGER) {
     throw new ApiError(
@@ -256,18 +243,37 @@ function checkRoom(state: State, maxCreatedPets: number, pool: { readonly used: 
       `No id is left: ids go up to ${Number.MAX_SAFE_INTEGER}, and the highest is taken. Reset, or import a state with lower ids.`,
     )
   }
-  // Created, imported or recorded: one rule for the pets a key's data holds beyond the seed, so a
-  // state the sandbox saved is always one it takes back.
-  if (state.created.length + state.restored >= maxCreatedPets) {
+  const held = state.created.length + state.restored
+  checkBudgets({ held, after: held + 1, by: 'create' }, maxCreatedPets, pool)
+}
+
+/**
+ * The two budgets of the pets a key's data holds beyond the seed, one comparison each: created,
+ * imported or recorded, one rule, so a state the sandbox saved is always one it takes back.
+ * `held`: what the key's data holds beyond the seed now; `after`: what it would hold once a create
+ * or a state (an import, a rewind, a recording) lands. 507 naming the budget, and what to do.
+ */
+function checkBudgets(
+  change: { readonly held: number; readonly after: number; readonly by: 'create' | 'state' },
+  maxCreatedPets: number,
+  pool: { readonly used: number; readonly max: number },
+): void {
+  const { held, after, by } = change
+  if (after > maxCreatedPets) {
     throw new ApiError(
       'insufficient_storage',
-      `This key's data already holds ${maxCreatedPets} pets beyond the seed (created, imported or recorded since its last reset), the most the sandbox keeps. Reset to create more.`,
+      by === 'create'
+        ? `This key's data already holds ${maxCreatedPets} pets beyond the seed (created, imported or recorded since its last reset), the most the sandbox keeps. Reset to create more.`
+        : `This state holds ${after} pets beyond the seed, more than one key's data keeps (the createdPetsPerTenant limit, ${maxCreatedPets}); start with a higher --limit createdPetsPerTenant`,
     )
-  }
-  if (pool.used >= pool.max) {
+  } // What the pool leaves this key: every key's pets but its own count against it.
+  const room = pool.max - (pool.used - held)
+  if (after > room) {
     throw new ApiError(
       'insufficient_storage',
-      `The sandbox already holds ${pool.max} pets created since their resets, in all keys together (the createdPets limit). Reset to create more.`,
+      by === 'create'
+        ? `The sandbox already holds ${pool.max} pets created since their resets, in all keys together (the createdPets limit). Reset to create more.`
+        : `This state holds ${after} pets beyond the seed, and the sandbox has room for ${Math.max(0, room)} more (the createdPets limit, in all keys together); reset some data, or start with a higher --limit createdPets`,
     )
   }
 }

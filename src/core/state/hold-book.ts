@@ -10,11 +10,11 @@
  * (`heldRequests`): past it a call is answered 503 at once. A client that goes away is dropped
  * from its hold; reset, `close()` and shutdown release everything, each call answering as usual.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { OperationId } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
-import type { Hold } from './contract.js'
+import type { Hold } from './shapes.js'
 
 /** How a held call goes on: answered as usual, with a scenario's failure, or dropped (its client left). */
 export type Let = { readonly status?: number } | { readonly gone: true }

@@ -3,7 +3,7 @@
  * keeps the process alive, so a delayed answer arrives in a plain Node script as in a test
  * runner; a shutdown cuts every pending wait at once, so nothing outlives it.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 
 export interface Delays {

@@ -4,7 +4,7 @@
  * as Prism users know it; and `simulate`, the stage of an API call that applies them with
  * --delay and --failure-rate. Browser-safe, and owned by one sandbox.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { z } from 'zod'
 import {
@@ -14,7 +14,7 @@ import {
   ScenarioInputSchema,
   type Scenario,
   type ScenarioInput,
-} from './contract.js'
+} from './shapes.js'
 import { checkObject, type Checked, type OperationId } from '../api/contract.js'
 import { unauthorized } from '../api/auth.js'
 import { ApiError, type ErrorCode } from '../http/errors.js'

@@ -4,9 +4,9 @@
  * with no listener, nothing is built. Each event is turned into text once, however many readers
  * there are (`text`), and each reader's backlog is kept here so health can report it.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { JournalEntry } from './contract.js'
+import type { JournalEntry } from './shapes.js'
 
 export type SandboxEvent =
   | { readonly type: 'request'; readonly key: string | undefined; readonly entry: JournalEntry }

@@ -5,14 +5,15 @@
  * (under --isolate, a key's); their number per tenant and their bytes in all tenants together
  * have budgets (`checkpoints`, `checkpointBytes`).
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
+import * as z from 'zod'
 import type { Pet, StoreState } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
-import type { ScenarioInput } from './contract.js'
+import type { ScenarioInput } from './shapes.js'
 
 /** A name a URL path can carry as it is: `before-checkout`, `take.2`. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
 /** What a list of checkpoints shows of one. */
 export interface CheckpointSummary {
@@ -38,7 +39,7 @@ export interface CheckpointBook {
   get(name: string): Checkpoint | undefined
   /** Every checkpoint whole, oldest first: for a state file. */
   all(): readonly Checkpoint[]
-  /** Saves one; a name in use is refused unless `replace`. Throws ApiError past a budget. */
+  /** Saves one under a name already checked; a name in use is refused unless `replace`. Throws ApiError past a budget. */
   save(checkpoint: Omit<Checkpoint, 'bytes'>, replace: boolean): CheckpointSummary
   remove(name: string): boolean
   /** Drops every checkpoint, giving their bytes back (a tenant evicted). */
@@ -53,14 +54,17 @@ export interface CheckpointPool {
   readonly changes: { count: number }
 }
 
-/** The problem with a checkpoint name, or undefined when it is one. */
-export function checkpointNameProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string')
-    return `name must be a string, got ${name === undefined ? 'nothing' : JSON.stringify(name)}`
-  return NAME.test(name)
-    ? undefined
-    : `name must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(name.length > 70 ? `${name.slice(0, 67)}...` : name)}`
-}
+/**
+ * A checkpoint's name, the one rule: checked where a name enters (the route's body and the
+ * in-process `checkpoint()` through admin/contract.ts's CheckpointInputSchema, a state's
+ * checkpoints through its document's schema), so a save further in takes it as checked.
+ */
+export const CheckpointNameSchema = z.string().refine((name) => CHECKPOINT_NAME.test(name), {
+  error: (issue) => {
+    const name = String(issue.input)
+    return `must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(name.length > 70 ? `${name.slice(0, 67)}...` : name)}`
+  },
+})
 
 /** A checkpoint's weight: its pets and scenarios as the JSON a state file holds. */
 export function checkpointBytes(state: StoreState, scenarios: readonly ScenarioInput[] | undefined): number {
@@ -81,9 +85,8 @@ export function createCheckpointBook(maxCount: number, pool: CheckpointPool): Ch
     list: () => [...byName.values()].map(summary),
     get: (name) => byName.get(name),
     all: () => [...byName.values()],
+    // The name was checked where it entered (CheckpointNameSchema).
     save(given, replace) {
-      const problem = checkpointNameProblem(given.name)
-      if (problem !== undefined) throw new ApiError('invalid_body', problem)
       const previous = byName.get(given.name)
       if (previous !== undefined && !replace) {
         throw new ApiError(

@@ -6,9 +6,9 @@
  * Recording keeps references only (the headers object, the body, the target); entries are
  * built when someone reads the journal. Recording sits on every request's path, reading rarely.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { JournalEntry, JournalFilter } from './contract.js'
+import type { JournalEntry, JournalFilter } from './shapes.js'
 import type { OperationId } from '../api/contract.js'
 import { header, type RequestHeaders } from '../http/http.js'
 import { LIMITS } from '../limits.js'
@@ -21,17 +21,17 @@ const ENTRY_OVERHEAD_BYTES = 256
 export type { JournalEntry, JournalFilter }
 
 export interface RequestJournal {
-  /** Every recorded request, oldest first. */
+  /** Every request kept, oldest first. */
   all(): JournalEntry[]
-  /** The recorded requests matching every given field. */
+  /** The requests kept that match every given field. */
   filter(filter: JournalFilter): JournalEntry[]
-  /** The newest recorded request, if any. */
+  /** The newest request kept, if any. */
   last(): JournalEntry | undefined
   clear(): void
 }
 
 /** What the core hands over per request: cheap to take, turned into a JournalEntry on reading. */
-export interface Recorded {
+export interface Answered {
   /** Epoch milliseconds on the sandbox's clock. */
   readonly time: number
   readonly operation: OperationId | null
@@ -60,11 +60,11 @@ export interface Recorded {
 }
 
 export interface WritableJournal extends RequestJournal {
-  /** False when the limit is 0: callers can skip recording at all. */
+  /** False when the limit is 0: callers can skip the journal at all. */
   readonly enabled: boolean
   /** Keeps a request; false when it was not kept (larger than the whole byte budget). */
-  record(recorded: Recorded): boolean
-  /** Entries recorded for one tenant's key (isolated mode). */
+  add(answered: Answered): boolean
+  /** Entries kept for one tenant's key (isolated mode). */
   forTenant(tenant: string): JournalEntry[]
   /** Drops one tenant's entries. */
   clearTenant(tenant: string): void
@@ -74,7 +74,7 @@ export interface WritableJournal extends RequestJournal {
 
 interface Item {
   readonly id: number
-  readonly recorded: Recorded
+  readonly recorded: Answered
   readonly bytes: number
   entry?: JournalEntry
 }
@@ -87,7 +87,7 @@ export function createJournal(
 ): WritableJournal {
   // `limit` was checked with every other option in core/options.ts before the sandbox was built.
   // A queue: items[head..] are kept. Dropping moves head; the array is compacted now and then,
-  // so recording is O(1) and never holds more than the budgets allow.
+  // so adding an entry is O(1) and never holds more than the budgets allow.
   let items: Item[] = []
   let head = 0
   let bytes = 0
@@ -102,7 +102,7 @@ export function createJournal(
 
   return {
     enabled: limit > 0 && maxBytes > 0,
-    record(recorded) {
+    add(recorded) {
       if (limit === 0 || maxBytes === 0) return false
       const size = sizeOf(recorded)
       // An entry larger than the whole budget is not kept, and drops nothing.
@@ -141,7 +141,7 @@ export function createJournal(
 }
 
 /** An estimate of what an entry holds: its target, headers and body as sent, and a fixed overhead. */
-function sizeOf(recorded: Recorded): number {
+function sizeOf(recorded: Answered): number {
   let size = ENTRY_OVERHEAD_BYTES + recorded.target.length + recorded.bodyBytes
   if (recorded.violations !== undefined) for (const violation of recorded.violations) size += violation.length
   if (recorded.headerBytes !== undefined) return size + recorded.headerBytes
@@ -153,7 +153,7 @@ function sizeOf(recorded: Recorded): number {
   return size
 }
 
-function toEntry(id: number, recorded: Recorded, label: (key: string) => TenantLabel | null): JournalEntry {
+function toEntry(id: number, recorded: Answered, label: (key: string) => TenantLabel | null): JournalEntry {
   const target = parseTarget(recorded.target)
   // Object.fromEntries defines each name as an own property: a name such as __proto__ is only data.
   const params = new URLSearchParams(target?.query ?? '')

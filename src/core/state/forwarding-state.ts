@@ -5,9 +5,9 @@
  * question per pet request, and counts here the exchanges waiting for the upstream (health
  * reports them against upstreamRequests); the admin route, health and the dashboard read and set it.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
-import type { Forwarding } from './contract.js'
+import type { Forwarding } from './shapes.js'
 import { OPERATIONS, type OperationId } from '../api/contract.js'
 import type { Unrecorded } from '../api/record.js'
 import { ApiError } from '../http/errors.js'

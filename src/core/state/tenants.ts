@@ -10,12 +10,12 @@
  * cannot guess another worker's handle and reset its data; the dashboard reads them from
  * GET /__sandbox/tenants, which only local pages may read.
  *
- * May import: core/admin, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
+ * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import type { Pet } from '../api/contract.js'
 import { ApiError } from '../http/errors.js'
 import { indexPets, type PetIndex } from '../api/pet-index.js'
-import { createCheckpointBook, type CheckpointBook, type CheckpointPool } from './checkpoints.js'
+import { createCheckpointBook, type CheckpointBook, type CheckpointPool } from './checkpoint-pool.js'
 import { createScenarioBook, type WritableScenarioBook } from './scenarios.js'
 import { createTenantStore, type StoreBudgets, type TenantStore } from '../api/store.js'
 import { maskKey } from '../api/auth.js'
@@ -131,8 +131,11 @@ export function createTenants(options: {
   const tenants = new Map<string, Tenant>()
   const keysByHandle = new Map<string, string>()
   let evicted = 0
-  const idOf = (key: string) => (isolated ? key : defaultKey)
+  // Whose data a key means is decided once, by tenantRefs; the rest asks it.
   const of = tenantRefs(isolated, defaultKey)
+  const idOf = (key: string) => of(key).owner
+  /** Under isolation a key has its own scenarios; shared, the sandbox's one book serves every key. */
+  const ownsScenarios = (key: string) => of(key).scope !== undefined
 
   const evictOne = (): boolean => {
     const key = evictOneOf(tenants, keysByHandle, defaultKey)
@@ -189,12 +192,12 @@ export function createTenants(options: {
     labelOf: (key) => tenants.get(idOf(key))?.label ?? labelTenant(key, defaultKey),
     existing: (key) => tenants.get(idOf(key))?.store,
     scenariosFor(key) {
-      if (!isolated) return undefined
+      if (!ownsScenarios(key)) return undefined
       const tenant = tenantOf(key)
       tenant.scenarios ??= createScenarioBook()
       return tenant.scenarios
     },
-    existingScenarios: (key) => (isolated ? tenants.get(key)?.scenarios : undefined),
+    existingScenarios: (key) => (ownsScenarios(key) ? tenants.get(idOf(key))?.scenarios : undefined),
     checkpointsFor(key) {
       const tenant = tenantOf(key)
       tenant.checkpoints ??= createCheckpointBook(options.checkpoints.max, options.checkpoints.pool)
