@@ -9,5 +9,5 @@
  * May import: src/browser/panel, and types from the core's facade (src/core/sandbox.ts).
  */
 export { HOST_TAG, mountPanel, type MountedPanel } from './browser/panel/mount.js'
-export type { PanelChange, PanelOptions } from './browser/panel/options.js'
-export type { PanelSandbox } from './browser/panel/sandbox.js'
+export type { PanelChange, PanelOptions } from './browser/panel/panel-options.js'
+export type { PanelSandbox } from './browser/panel/panel-sandbox.js'

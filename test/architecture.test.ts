@@ -124,6 +124,31 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
   return cycles
 }
 
+describe('file names', () => {
+  const files = (folder: string): string[] =>
+    readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? files(`${folder}/${entry.name}`)
+        : entry.name.endsWith('.ts')
+          ? [`${folder}/${entry.name}`]
+          : [],
+    )
+
+  it("gives each file of src a name of its own, but the surfaces' parts src/core/README.md lists and says why", () => {
+    const byName = new Map<string, string[]>()
+    for (const file of files('src')) {
+      const name = file.slice(file.lastIndexOf('/') + 1)
+      byName.set(name, [...(byName.get(name) ?? []), file])
+    }
+    const repeated = [...byName].filter(([, where]) => where.length > 1)
+    const listed = [...read('src/core/README.md').matchAll(/^\| `([^`]+\.ts)` +\|/gm)].map((match) => match[1])
+    expect(listed.length).toBeGreaterThan(0)
+    expect(Object.fromEntries(repeated)).toEqual(
+      Object.fromEntries(listed.map((name) => [name, [`src/core/admin/${name}`, `src/core/api/${name}`]])),
+    )
+  })
+})
+
 describe('the layout', () => {
   it.each(['core', 'msw', 'node', 'dashboard'])('opens every file in src/%s with what it may import', (folder) => {
     for (const file of allSources(`src/${folder}`)) expect(read(file), file).toMatch(/May import: /)

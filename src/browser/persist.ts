@@ -25,7 +25,7 @@
  * May import: the core, the other files of src/browser.
  */
 import type { Scenario, ScenarioInput } from '../core/admin/contract.js'
-import { checkPet, type Pet } from '../core/api/contract.js'
+import type { Pet } from '../core/api/contract.js'
 import type { Kept } from '../core/sandbox-options.js'
 import { seedFingerprint, textDigest, type SeedOptions } from './fingerprint.js'
 import { readRecords, writeRecords } from './idb.js'
@@ -33,10 +33,17 @@ import {
   BadStorage,
   CREATED_LIST,
   createdName,
+  createdOf,
+  formatOf,
   META,
+  metaOf,
+  newerFormat,
+  readable,
   readStored,
   STATE,
   STORED_FORMAT,
+  withCreated,
+  type Meta,
   type OpenedStorage,
   type StoredRecords,
 } from './stored.js'
@@ -67,17 +74,6 @@ export interface KeeperSetup extends Kept {
   readonly seed: SeedOptions
   /** The database, opened and read when the sandbox was made (stored.ts's openStorage). */
   readonly storage: Promise<OpenedStorage>
-}
-
-interface Meta {
-  readonly format: number
-  readonly fingerprint: string
-  /** Moves on every write, in whichever tab: a tab whose last load or write is another catches up. */
-  readonly revision: number
-  readonly scenarios: readonly ScenarioInput[]
-  readonly savedAt: string
-  /** The state record's digest (textDigest) when it was written; format 1 had none. */
-  readonly digest?: string
 }
 
 /** Opens the stored data into the sandbox (before its first answer) and keeps it from then on. */
@@ -379,71 +375,6 @@ class StoredKeeper implements Keeper {
  * state, and each append rewrites the list, so it is kept short.
  */
 const APPENDED_PETS = 256
-
-/**
- * The pets stored as created since the state was written whole, each checked: they are not
- * under the state's digest (at most APPENDED_PETS of them, so the check is short).
- */
-function createdOf(created: unknown): readonly Pet[] {
-  if (created === undefined) return []
-  if (!Array.isArray(created)) throw new BadStorage('its record of created pets is not a list')
-  return (created as unknown[]).map((record) => {
-    const checked = checkPet(record)
-    if (!checked.ok) throw new BadStorage(`a stored created pet is wrong: ${checked.problems.join('; ')}`)
-    return checked.value
-  })
-}
-
-/** The state document with the pets created since it was written: ids above its own, in order. */
-function withCreated(document: unknown, created: readonly Pet[]): unknown {
-  if (typeof document !== 'object' || document === null || !Array.isArray((document as { pets?: unknown }).pets)) {
-    return document
-  }
-  const state = document as { pets: unknown[]; nextId?: unknown }
-  const last = created.at(-1)?.id
-  const nextId =
-    typeof last === 'number' && typeof state.nextId === 'number' ? Math.max(state.nextId, last + 1) : state.nextId
-  return { ...state, pets: [...state.pets, ...created], nextId }
-}
-
-function newerFormat(format: number): string {
-  return `the data stored in this browser is of a newer petstore-sandbox (format ${format}; this one reads ${STORED_FORMAT}), and is left as it is`
-}
-
-/** The format a meta record says it is of: 0 for one that says nothing. */
-function formatOf(stamp: unknown): number {
-  return typeof stamp === 'object' && stamp !== null && typeof (stamp as Meta).format === 'number'
-    ? (stamp as Meta).format
-    : 0
-}
-
-function readable(stamp: unknown): Meta | undefined {
-  try {
-    return metaOf(stamp)
-  } catch {
-    return undefined
-  }
-}
-
-/** The meta record, checked: a record of another shape is corrupt storage. */
-function metaOf(stamp: unknown): Meta {
-  if (typeof stamp !== 'object' || stamp === null || Array.isArray(stamp)) {
-    throw new BadStorage('its meta record is not an object')
-  }
-  const meta = stamp as Partial<Record<keyof Meta, unknown>>
-  if (typeof meta.format === 'number' && meta.format > STORED_FORMAT) return meta as Meta
-  if (
-    (meta.format !== 1 && meta.format !== STORED_FORMAT) ||
-    typeof meta.fingerprint !== 'string' ||
-    !Number.isSafeInteger(meta.revision) ||
-    !Array.isArray(meta.scenarios) ||
-    !meta.scenarios.every((scenario) => typeof scenario === 'object' && scenario !== null) ||
-    (meta.digest !== undefined && typeof meta.digest !== 'string')
-  ) {
-    throw new BadStorage('its meta record is not the one this package writes')
-  }
-  return meta as Meta
-}
 
 /** What went wrong with the storage, in a few words for the console line. */
 function storageProblem(error: unknown): string {

@@ -27,7 +27,7 @@ import {
 import { loadTraffic, setUpChart } from './chart.js'
 import { loadCheckpoints, setUpCheckpoints } from './checkpoints.js'
 import { loadHolds } from './holds.js'
-import { hasScenarios, loadScenarios, setUpControls } from './controls.js'
+import { hasScenarios, loadScenarios, setUpControls } from './control-panel.js'
 import { loadPets, setUpData } from './data.js'
 import { showForwardedFor } from './upstream-traffic.js'
 import { showUpstream, switchesSent } from './forwarding.js'

@@ -6,8 +6,8 @@
  *
  * May import: src/browser/panel, and types from src/core/sandbox.ts. Nothing at run time from the core.
  */
-import type { PanelChange } from './options.js'
-import type { PanelSandbox, PanelScenarioInput } from './sandbox.js'
+import type { PanelChange } from './panel-options.js'
+import type { PanelSandbox, PanelScenarioInput } from './panel-sandbox.js'
 import { showCheckpoints, showScenarios, type PanelView } from './view.js'
 
 export interface PanelActions {

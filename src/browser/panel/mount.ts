@@ -10,8 +10,8 @@
  * May import: src/browser/panel, and types from src/core/sandbox.ts. Nothing at run time from the core.
  */
 import { createActions } from './actions.js'
-import { checkPanelOptions, type PanelOptions } from './options.js'
-import { checkPanelSandbox, type PanelSandbox } from './sandbox.js'
+import { checkPanelOptions, type PanelOptions } from './panel-options.js'
+import { checkPanelSandbox, type PanelSandbox } from './panel-sandbox.js'
 import { PANEL_CSS } from './styles.js'
 import { buildView } from './view.js'
 

@@ -8,7 +8,7 @@
  * import nothing (state/scenario-words.ts).
  */
 import { describeScenario } from '../../core/state/scenario-words.js'
-import type { PanelCheckpoint, PanelScenario, PanelScenarioInput } from './sandbox.js'
+import type { PanelCheckpoint, PanelScenario, PanelScenarioInput } from './panel-sandbox.js'
 
 /** The scenarios a presenter reaches for: an error state, a slow list, an outage. */
 export const PRESETS: readonly { readonly label: string; readonly input: PanelScenarioInput }[] = [
