@@ -1,8 +1,8 @@
 /**
  * The request's way, declared once: every stage in the order it runs, with the Error codes it may
  * answer (and for which rows of the route table), the headers those answers carry, and the
- * headers it sets on others. dispatch.ts runs DISPATCH_STAGES and admin-call.ts ADMIN_STAGES,
- * each stage by its name; api-call.ts takes API_STAGES in this order through its phases.
+ * headers it sets on others. dispatch.ts runs DISPATCH_STAGES, api-call.ts API_STAGES and
+ * admin-call.ts ADMIN_STAGES, each stage by its name.
  * answers.ts reads this list for the codes and headers of each row, which the OpenAPI documents
  * and CORS read in turn; the list in docs/architecture.md is held to it by
  * test/stages-declared.test.ts. A new check is a stage's rule in its file and a code here: the
@@ -97,10 +97,15 @@ export const DISPATCH_STAGES: readonly Stage[] = [
 
 /** An API request, the `call` stage under the base path: api-call.ts. */
 export const API_STAGES: readonly Stage[] = [
-  { name: 'key', file: 'api-call.ts', answers: [{ codes: ['unauthorized'], when: keyed }], errorHeaders: CHALLENGE },
+  {
+    name: 'key',
+    file: 'api-admission.ts',
+    answers: [{ codes: ['unauthorized'], when: keyed }],
+    errorHeaders: CHALLENGE,
+  },
   {
     name: 'route',
-    file: 'api-call.ts',
+    file: 'api-admission.ts',
     unrouted: true,
     answers: [
       { codes: ['not_found'], when: noRow },
@@ -137,7 +142,7 @@ export const API_STAGES: readonly Stage[] = [
     ],
     errorHeaders: { service_unavailable: RETRY },
   },
-  { name: 'delay', file: 'admin/delays.ts', answers: [{ codes: ['bad_request'] }] },
+  { name: 'delay', file: 'api-way.ts', answers: [{ codes: ['bad_request'] }] },
   {
     // A client gone while held (400), or the failure a release names.
     name: 'wait',
