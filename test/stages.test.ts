@@ -10,7 +10,7 @@ import { createDelays } from '../src/core/state/delays.js'
 import { createEventBus, type SandboxEvent } from '../src/core/state/events.js'
 import { admit, refuseOrigin, type AdminGate } from '../src/core/admin/gate.js'
 import { createJournal } from '../src/core/state/request-journal.js'
-import { createRecorder } from '../src/core/state/journal-writer.js'
+import { createJournalWriter } from '../src/core/state/journal-writer.js'
 import { createScenarioBook, createTraffic, NONE_APPLIED, simulate } from '../src/core/state/scenarios.js'
 import { createTenants } from '../src/core/state/tenants.js'
 import { createAuthenticator } from '../src/core/api/auth.js'
@@ -281,7 +281,7 @@ describe('recording', () => {
     })
     const counters = createCounters()
     const journal = createJournal(10)
-    return { recorder: createRecorder({ counters, journal, events, tenants }), counters, journal, seen }
+    return { writer: createJournalWriter({ counters, journal, events, tenants }), counters, journal, seen }
   }
   const recorded = (status: number) => ({
     time: 0,
@@ -297,9 +297,9 @@ describe('recording', () => {
   })
 
   it('counts, journals and announces a request, and a change of data only when it changed it', () => {
-    const { recorder, counters, journal, seen } = parts()
-    recorder.record(recorded(201), true)
-    recorder.record(recorded(400), false)
+    const { writer, counters, journal, seen } = parts()
+    writer.write(recorded(201), true)
+    writer.write(recorded(400), false)
     expect(journal.all().map((entry) => entry.status)).toEqual([201, 400])
     expect(counters.series(Date.now()).reduce((sum, second) => sum + second.c2xx + second.c4xx, 0)).toBe(2)
     expect(seen.map((event) => event.type)).toEqual(['request', 'change', 'request'])

@@ -30,7 +30,7 @@ import { createJournal, type WritableJournal } from './state/request-journal.js'
 import { createLiveControls } from './admin/live.js'
 import { createNotices, type Notices } from './admin/notices.js'
 import { documentOrigin } from './docs/served-document.js'
-import { createRecorder } from './state/journal-writer.js'
+import { createJournalWriter } from './state/journal-writer.js'
 import { createScenarioBook, createTraffic, type Traffic, type WritableScenarioBook } from './state/scenarios.js'
 import { createStateControls } from './admin/state-document.js'
 import { createTenants, labelTenant, tenantRefs, type TenantLabel, type Tenants } from './state/tenants.js'
@@ -254,7 +254,12 @@ export function buildReady(
           hosting.upstream === undefined
             ? undefined
             : { upstream: hosting.upstream, limits, basePath: config.base.path, exchanges: parts.forwarding.exchanges },
-        recorder: createRecorder({ counters: parts.counters, journal: parts.journal, events: parts.events, tenants }),
+        journalWriter: createJournalWriter({
+          counters: parts.counters,
+          journal: parts.journal,
+          events: parts.events,
+          tenants,
+        }),
         clock: parts.clock,
         labelTenants: hosting.accessLog === true && config.isolated,
         bodies,

@@ -355,7 +355,7 @@ export async function forward(
   const onward = target.query === '' ? rest : `${rest}?${target.query}`
   const sent = upstreamRequest(request, onward, body, upstream, limits)
   // Gone while its unused body was read: nothing is sent for no one. (Gone during a delay or a
-  // scenario's wait, the call never gets here: api-call.ts's leftDuring refuses it first.)
+  // scenario's wait, the call never gets here: api-way.ts's leftDuring refuses it first.)
   if (request.signal?.aborted === true) throw upstreamFailed(CALLED_OFF, operation.id, upstream.label, limits)
   // Held until the exchange ends, answered or not: each holds a socket and up to upstreamBodyBytes.
   const { exchanges } = context

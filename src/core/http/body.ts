@@ -13,7 +13,44 @@ import { ApiError } from './errors.js'
 import { header, type BodyRead, type CoreRequest, type RequestHeaders } from './http.js'
 import { checkJsonContentType, readJsonBody } from './json-body.js'
 import type { OperationSpec } from './routes.js'
+import { RETRY, type Stage } from './stage.js'
 import type { Limits } from '../limits.js'
+
+/** The rows that take a body. */
+export const readsBody = (operation: OperationSpec): boolean => operation.body !== undefined
+const largeBody = (operation: OperationSpec) => operation.body?.limit === 'stateBytes'
+const CODING = { 'Accept-Encoding': 'sometimes' } as const
+
+/** An API call's body-head stage, as http/stages.ts lists it: what checkBodyHead refuses, unread. */
+export const BODY_HEAD_STAGE: Stage = {
+  name: 'body-head',
+  file: 'http/body.ts',
+  answers: [{ codes: ['payload_too_large'] }, { codes: ['unsupported_media_type'], when: readsBody }],
+  errorHeaders: { unsupported_media_type: CODING },
+}
+
+/** An API call's body stage: the body read within its cap (takeBody), the large-body slot. */
+export const BODY_STAGE: Stage = {
+  name: 'body',
+  file: 'http/body.ts',
+  answers: [
+    { codes: ['bad_request', 'payload_too_large', 'invalid_body'], when: readsBody },
+    { codes: ['service_unavailable'], when: largeBody },
+  ],
+  errorHeaders: { service_unavailable: RETRY },
+}
+
+/** An admin request's body stage: its head, then the body within its cap. */
+export const ADMIN_BODY_STAGE: Stage = {
+  name: 'body',
+  file: 'http/body.ts',
+  answers: [
+    { codes: ['payload_too_large'] },
+    { codes: ['unsupported_media_type', 'bad_request', 'invalid_body'], when: readsBody },
+    { codes: ['service_unavailable'], when: largeBody },
+  ],
+  errorHeaders: { unsupported_media_type: CODING, service_unavailable: RETRY },
+}
 
 /** The 413 of a body over its cap. */
 export function tooLarge(maxBytes: number): ApiError {

@@ -11,8 +11,17 @@ import { ApiError } from './errors.js'
 import { authorityOf, forwardedHost } from './forwarded.js'
 import { header, type CoreRequest, type Surface } from './http.js'
 import { isHostAllowed, readHost, type AllowedHosts } from './local.js'
+import type { Stage } from './stage.js'
 import { parseTarget, targetTooLong, type Target } from './target.js'
 import type { Limits } from '../limits.js'
+
+/** The head stage, as http/stages.ts lists it: every code the checks below may answer, before any route. */
+export const HEAD_STAGE: Stage = {
+  name: 'head',
+  file: 'http/head.ts',
+  unrouted: true,
+  answers: [{ codes: ['bad_request', 'forbidden', 'uri_too_long', 'expectation_failed', 'not_implemented'] }],
+}
 
 /** Headers a request may carry once: a second one would let two readers see two requests (RFC 9110, 9112). */
 export const SINGLE_HEADERS = ['host', 'content-length', 'content-type', 'authorization'] as const

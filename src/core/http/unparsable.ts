@@ -6,8 +6,21 @@
  * May import: core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
 import { errorAnswer, type CoreResponse } from './http.js'
+import type { Stage } from './stage.js'
 import { targetTooLong } from './target.js'
 import type { Limits } from '../limits.js'
+
+/**
+ * The parse stage, as http/stages.ts lists it: run by the adapter, the server's parser, before the
+ * core sees a request: a timeout, headers past its limit, no HTTP.
+ */
+export const PARSE_STAGE: Stage = {
+  name: 'parse',
+  file: 'http/unparsable.ts',
+  by: 'adapter',
+  unrouted: true,
+  answers: [{ codes: ['request_timeout', 'headers_too_large', 'bad_request'] }],
+}
 
 type Unparsable =
   /** The request line and headers, or the whole request, did not arrive within their time. */
