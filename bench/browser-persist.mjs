@@ -9,7 +9,7 @@
 // 2. What a create adds on the page's thread: CDP `Performance.getMetrics` TaskDuration (the main
 //    thread's busy time) over N sequential creates made from the page, with and without persist,
 //    divided by N; the difference is persist's cost. With the 32-pet seed and with 10,000 stored.
-//    Rounds alternate which mode goes first (docs/NOTES: the first pays for the other's garbage).
+//    Rounds alternate which mode goes first (the first pays for the other's garbage).
 //
 // Run alone: `nice -n 19 node bench/browser-persist.mjs` prints JSON. RUNS and CREATES override.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'

@@ -2,7 +2,7 @@
  * The stages are declared once (src/core/http/stages.ts): docs/architecture.md's list of them
  * keeps their names, their order and the statuses each may answer.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../src/core/http/errors.js'
 import { ADMIN_STAGES, API_STAGES, DISPATCH_STAGES, type Stage } from '../src/core/http/stages.js'
@@ -83,5 +83,23 @@ describe('the stage lists in the code that runs them', () => {
   it('finds a name out of order (the check itself can fail)', () => {
     expect(inOrder('route, key', ['key', 'route'])).toBe(false)
     expect(inOrder('body-head, tenant', ['body', 'tenant'])).toBe(false)
+  })
+})
+
+describe("the stages' files", () => {
+  const missing = (stages: readonly Stage[]) =>
+    stages
+      .filter((stage) => !existsSync(new URL(`../src/core/${stage.file}`, import.meta.url)))
+      .map((stage) => `${stage.name}: ${stage.file}`)
+
+  it('names, for every stage, a file of src/core that exists', () => {
+    expect(missing([...DISPATCH_STAGES, ...API_STAGES, ...ADMIN_STAGES])).toEqual([])
+  })
+
+  it('finds a file that is not there (the check itself can fail)', () => {
+    const [first] = API_STAGES
+    expect(first).toBeDefined()
+    if (first === undefined) return
+    expect(missing([{ ...first, file: 'admin/holds.ts' }])).toEqual([`${first.name}: admin/holds.ts`])
   })
 })

@@ -371,8 +371,8 @@ class StoredKeeper implements Keeper {
 }
 
 /**
- * Pets appended one by one before the state is written whole again: a load reads them beside the
- * state, and each append rewrites the list, so it is kept short.
+ * Pets appended, one record each, before the state is written whole again: a load reads and
+ * checks each beside the state (they are not under its digest), so they are kept few.
  */
 const APPENDED_PETS = 256
 

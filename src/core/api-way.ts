@@ -120,7 +120,7 @@ export const wait: ApiRun = (way) => {
   return held.until.then((how) => {
     way.heldMs = held.heldMs()
     if ('gone' in how) {
-      // No one reads this answer: it is the journal's record of a request its client gave up on.
+      // No one reads this answer: it is the journal's entry for a request its client gave up on.
       way.refusal ??= new ApiError('bad_request', 'The client closed the connection while its request was held')
     } else if (how.status !== undefined) {
       way.refusal ??= simulatedFailure(how.status, 'a released hold')

@@ -2,7 +2,7 @@
  * Body intake: every decision about a request body before it is parsed, in one place. The cap of
  * each route (bodyBytes, or stateBytes for a state import), 413 from a declared length before
  * reading, 413 for a body read past its cap, the large-body slot (largeBodies: one state import
- * read at a time), the content coding (415, unread), and a body that never came whole (the client
+ * read at a time), the Content-Type and the content coding (415, unread: checkBodyHead), and a body that never came whole (the client
  * left, or its chunked framing broke: 400). A route that takes no body still has a budget and a
  * framing for one: a declared length over the cap is refused unread, and a chunked body is read to
  * its end within the cap before the route acts.

@@ -8,7 +8,8 @@
  * test/stages-declared.test.ts. A stage whose rule lives in core/http declares itself beside its
  * check (head.ts, body.ts, unparsable.ts) and is only placed here: a new check is its rule and a
  * code in that module, and the documents follow. The others are declared here: their rules live
- * above core/http (api-admission.ts, admin/, upstream.ts, dispatch.ts), which this folder may not
+ * above core/http (api-admission.ts, api-way.ts, api-answer.ts, keep.ts, state/, api/, admin/,
+ * admin-call.ts, upstream.ts, dispatch.ts), which this folder may not
  * import; and preflight's and complete's modules (cors.ts, complete.ts) read answers.ts, which
  * reads this list, so declaring them there would be an import cycle.
  *
@@ -58,7 +59,7 @@ export const DISPATCH_STAGES: readonly Stage[] = [
   { name: 'preflight', file: 'http/cors.ts', unrouted: true, answers: [{ codes: ['forbidden'], when: noRow }] },
   { name: 'ready', file: 'dispatch.ts', answers: [] },
   { name: 'call', file: 'dispatch.ts', answers: [] },
-  // A failure of the sandbox's own, at any stage, leaves here as a 500.
+  // A failure of the sandbox's own, at any stage, is answered 500 (http/http.ts failureAnswer, from dispatch.ts); complete runs over it.
   { name: 'complete', file: 'http/complete.ts', unrouted: true, answers: [{ codes: ['internal_error'] }] },
 ]
 
@@ -100,7 +101,7 @@ export const API_STAGES: readonly Stage[] = [
   {
     // A client gone while held (400), or the failure a release names.
     name: 'wait',
-    file: 'state/hold-book.ts',
+    file: 'api-way.ts',
     answers: [{ codes: ['bad_request'], when: simulated }, SIMULATED_FAILURES],
     errorHeaders: SIMULATED_HEADERS,
   },
@@ -119,7 +120,7 @@ export const API_STAGES: readonly Stage[] = [
     errorHeaders: { service_unavailable: RETRY },
     sets: { names: [VIOLATIONS_HEADER, 'Content-Security-Policy'], when: simulated },
   },
-  // Or the operation itself: its own errors (the row's `errors`), and its JSON body's.
+  // Or the operation itself: its own errors (the row's `errors`), and its JSON body's (http/json-body.ts's, through body.ts's jsonBodyOf).
   {
     name: 'operation',
     file: 'api/operations.ts',

@@ -3,8 +3,9 @@
  * entries and in bytes (the journalEntries and journalBytes limits) so a long demo never grows
  * without limit: the oldest entries are dropped as new ones come, one for one.
  *
- * Recording keeps references only (the headers object, the body, the target); entries are
- * built when someone reads the journal. Recording sits on every request's path, reading rarely.
+ * Adding an answered request keeps references only (the headers object, the body, the target);
+ * entries are built when someone reads the journal. `add` sits on every request's path, reading
+ * rarely.
  *
  * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
