@@ -4,51 +4,46 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ERROR_CODES } from '../src/core/http/errors.js'
+import { stageList, STAGE_LISTS, statusesOf } from '../src/core/docs/stage-list.js'
+import { HEAD_STAGE } from '../src/core/http/head.js'
 import { ADMIN_STAGES, API_STAGES, DISPATCH_STAGES, type Stage } from '../src/core/http/stages.js'
 
 const doc = readFileSync(new URL('../docs/architecture.md', import.meta.url), 'utf8')
 
-/** The doc's stage lines, per list (by its heading): each stage's name and the statuses it shows. */
-function listed(text: string): Map<string, { name: string; statuses: string }[]> {
-  const lists = new Map<string, { name: string; statuses: string }[]>()
-  const block = /\n```\n(every request \(dispatch\.ts\)\n[\s\S]*?)\n```/.exec(text)?.[1] ?? ''
-  let current: { name: string; statuses: string }[] = []
-  for (const line of block.split('\n')) {
-    if (!line.startsWith(' ')) {
-      current = []
-      lists.set(line.replace(/ \(.*$/, ''), current)
-      continue
-    }
-    const stage = /^ {2}([a-z-]+) +(-|\d{3}(?: \d{3})*)(?: {2,}|$)/.exec(line)
-    if (stage !== null) current.push({ name: stage[1] ?? '', statuses: stage[2] ?? '' })
-  }
-  return lists
-}
-
-/** A declared stage as the doc shows it: its name, and every status it may answer, ascending. */
-const shown = (stage: Stage) => {
-  const statuses = [...new Set(stage.answers.flatMap((answer) => answer.codes.map((code) => ERROR_CODES[code])))].sort(
-    (a, b) => a - b,
-  )
-  return { name: stage.name, statuses: statuses.length === 0 ? '-' : statuses.join(' ') }
-}
+/** The list between the fences of docs/architecture.md. */
+const written = (text: string) => /\n```\n(every request \(dispatch\.ts\)\n[\s\S]*?)\n```/.exec(text)?.[1]
 
 describe("docs/architecture.md's stages", () => {
-  const lists = listed(doc)
+  it('is the list the declaration makes (npm run docs:stages writes it): names, order, statuses, what each decides, files', () => {
+    expect(written(doc), 'run `npm run docs:stages`').toBe(stageList())
+  })
 
-  it.each([
-    ['every request', DISPATCH_STAGES],
-    ['the API', API_STAGES],
-    ['the admin routes and the site', ADMIN_STAGES],
-  ])('lists %s in the declared order, each with the statuses it may answer', (heading, stages) => {
-    expect(lists.get(heading)).toEqual(stages.map(shown))
+  it('shows every status each declared stage may answer, and every stage of the three lists', () => {
+    const text = stageList()
+    for (const [, stages] of STAGE_LISTS) {
+      for (const stage of stages) expect(text).toContain(`  ${stage.name.padEnd(12)}${statusesOf(stage)}`)
+    }
+    expect(statusesOf(HEAD_STAGE)).toBe('400 403 414 417 501')
+    const long = STAGE_LISTS.flatMap(([, stages]) =>
+      stages.flatMap((stage) => stage.says.filter((line) => line.length > 48)),
+    )
+    expect(long).toEqual([])
+    expect(STAGE_LISTS.flatMap(([, stages]) => stages)).toHaveLength(
+      DISPATCH_STAGES.length + API_STAGES.length + ADMIN_STAGES.length,
+    )
   })
 
   it('finds a status the declaration does not give (the check itself can fail)', () => {
-    const moved = doc.replace('\n  tenant      503 ', '\n  tenant      413 503 ')
-    expect(moved).not.toBe(doc)
-    expect(listed(moved).get('the API')).not.toEqual(API_STAGES.map(shown))
+    const tenant = API_STAGES.find((stage) => stage.name === 'tenant')
+    expect(tenant).toBeDefined()
+    if (tenant === undefined) return
+    const moved = API_STAGES.map((stage) =>
+      stage === tenant ? { ...tenant, answers: [...tenant.answers, { codes: ['payload_too_large' as const] }] } : stage,
+    )
+    expect(stageList([['the API (api-call.ts)', moved]])).toContain('  tenant      413 503 ')
+    expect(written(doc)).not.toBe(
+      stageList([...STAGE_LISTS.slice(0, 1), ['the API (api-call.ts)', moved], ...STAGE_LISTS.slice(2)]),
+    )
   })
 })
 

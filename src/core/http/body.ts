@@ -24,6 +24,7 @@ const CODING = { 'Accept-Encoding': 'sometimes' } as const
 /** An API call's body-head stage, as http/stages.ts lists it: what checkBodyHead refuses, unread. */
 export const BODY_HEAD_STAGE: Stage = {
   name: 'body-head',
+  says: ['Content-Length, Content-Type, Content-Encoding'],
   file: 'http/body.ts',
   answers: [{ codes: ['payload_too_large'] }, { codes: ['unsupported_media_type'], when: readsBody }],
   errorHeaders: { unsupported_media_type: CODING },
@@ -32,6 +33,7 @@ export const BODY_HEAD_STAGE: Stage = {
 /** An API call's body stage: the body read within its cap (takeBody), the large-body slot. */
 export const BODY_STAGE: Stage = {
   name: 'body',
+  says: ["the body, read within its cap; a held call's", 'judged'],
   file: 'http/body.ts',
   answers: [
     { codes: ['bad_request', 'payload_too_large', 'invalid_body'], when: readsBody },
@@ -43,6 +45,7 @@ export const BODY_STAGE: Stage = {
 /** An admin request's body stage: its head, then the body within its cap. */
 export const ADMIN_BODY_STAGE: Stage = {
   name: 'body',
+  says: ["the body's head, then the body within its cap"],
   file: 'http/body.ts',
   answers: [
     { codes: ['payload_too_large'] },

@@ -18,6 +18,7 @@ import type { Limits } from '../limits.js'
 /** The head stage, as http/stages.ts lists it: every code the checks below may answer, before any route. */
 export const HEAD_STAGE: Stage = {
   name: 'head',
+  says: ['TRACE/CONNECT, the target, headers sent twice,', '(server) Host, Transfer-Encoding, Expect'],
   file: 'http/head.ts',
   unrouted: true,
   answers: [{ codes: ['bad_request', 'forbidden', 'uri_too_long', 'expectation_failed', 'not_implemented'] }],

@@ -20,6 +20,8 @@ export interface StageAnswer {
 
 export interface Stage {
   readonly name: string
+  /** What it decides, in docs/architecture.md's list: lines of at most 48 characters (docs/stage-list.ts). */
+  readonly says: readonly string[]
   /** Where its rule lives, from src/core. */
   readonly file: string
   /** Run by the adapter before the core sees the request (a server's parser), not by the dispatcher. */

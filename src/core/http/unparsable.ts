@@ -16,6 +16,7 @@ import type { Limits } from '../limits.js'
  */
 export const PARSE_STAGE: Stage = {
   name: 'parse',
+  says: ["(server) what Node's parser could not read"],
   file: 'http/unparsable.ts',
   by: 'adapter',
   unrouted: true,
