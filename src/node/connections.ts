@@ -91,10 +91,12 @@ export function lingerOnClose(socket: Socket, ms: number): void {
   const cut = () => {
     socket.destroy()
   }
-  socket.destroySoon = () => {
+  // A local first, not a literal assigned to the property: see body-reader.ts's endRead.
+  const destroySoon = () => {
     socket.end()
     socket.resume()
     socket.once('end', cut)
     setTimeout(cut, ms).unref()
   }
+  socket.destroySoon = destroySoon
 }
