@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { median } from './stats.mjs'
@@ -52,34 +52,56 @@ export function installSize(tree) {
 }
 
 /**
- * KB (10^3 bytes), gzipped, of a browser app's bundle that makes a persisted sandbox: `import {
+ * KB (10^3 bytes), gzipped, of what a browser loads for a persisted sandbox: an app's `import {
  * createSandbox } from 'petstore-sandbox'` and `createSandbox({ persist: true })`, built by esbuild
- * for the browser, minified, into one file (the persisted store's chunk, loaded on demand, goes in
- * with the rest). msw stays out: it is the app's own, sandbox or not. Undefined for a tree whose
- * sandbox has no `persist` (before 0.14.0).
+ * for the browser, minified, split as a bundler splits it; counted: the entry, what it imports,
+ * and the chunks its dynamic imports load for `persist` (the keeper's), not those it loads only
+ * for other options (faker, for `generate`). msw stays out: it is the app's own, sandbox or not.
+ * Undefined for a tree whose sandbox has no `persist` (before 0.14.0).
  */
 export async function persistBundle(tree) {
   const index = join(tree.folder, 'dist', 'src', 'index.js')
   if (!readFileSync(index, 'utf8').includes('persist')) return undefined
-  const result = await build({
-    stdin: {
-      contents:
-        "import { createSandbox } from 'petstore-sandbox'\nexport const sandbox = createSandbox({ persist: true })\n",
-      resolveDir: tree.folder,
-      loader: 'js',
-    },
-    alias: { 'petstore-sandbox': index },
-    bundle: true,
-    splitting: false,
-    format: 'esm',
-    platform: 'browser',
-    minify: true,
-    write: false,
-    external: ['msw', 'msw/*'],
-    logLevel: 'silent',
-  })
-  const bytes = result.outputFiles.reduce((sum, file) => sum + gzipSync(file.contents).length, 0)
-  return bytes / 1e3
+  const outdir = mkdtempSync(join(tmpdir(), 'petstore-compare-bundle-'))
+  try {
+    const result = await build({
+      stdin: {
+        contents:
+          "import { createSandbox } from 'petstore-sandbox'\nexport const sandbox = createSandbox({ persist: true })\n",
+        resolveDir: tree.folder,
+        loader: 'js',
+      },
+      alias: { 'petstore-sandbox': index },
+      bundle: true,
+      splitting: true,
+      outdir,
+      format: 'esm',
+      platform: 'browser',
+      minify: true,
+      write: false,
+      metafile: true,
+      external: ['msw', 'msw/*'],
+      logLevel: 'silent',
+    })
+    const outputs = result.metafile.outputs
+    // The metafile names outputs from the working directory.
+    const files = new Map(result.outputFiles.map((file) => [relative(process.cwd(), file.path), file.contents]))
+    const entry = Object.keys(outputs).find((name) => outputs[name].entryPoint !== undefined)
+    const loaded = new Set()
+    const visit = (name) => {
+      if (loaded.has(name) || outputs[name] === undefined) return
+      loaded.add(name)
+      for (const { path, kind } of outputs[name].imports) {
+        const keeper = Object.keys(outputs[path]?.inputs ?? {}).some((input) => /persist/.test(input))
+        if (kind === 'import-statement' || (kind === 'dynamic-import' && keeper)) visit(path)
+      }
+    }
+    visit(entry)
+    const bytes = [...loaded].reduce((sum, name) => sum + gzipSync(files.get(name) ?? new Uint8Array()).length, 0)
+    return bytes / 1e3
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
 }
 
 /** Every cost of one tree; `runs` RSS measures, their median. */
@@ -96,5 +118,5 @@ export async function costsOf(tree, { rssRuns, log = console.log }) {
   log(
     `${tree.name}: persisted sandbox's browser bundle ${bundle === undefined ? 'n/a' : `${bundle.toFixed(1)} KB gzipped`}`,
   )
-  return { tenantsRssMB: median(rss), installMB: install, persistBundleKB: bundle }
+  return { tenantsRss: rss.length === 0 ? undefined : median(rss), install, persistBundle: bundle }
 }

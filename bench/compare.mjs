@@ -181,8 +181,12 @@ async function main() {
     if (name === 'bare') return 'bare: node:http (bench/baseline-server.mjs); in-process, a trivial msw handler'
     return `${name}: ${tree.label} (${tree.sha.slice(0, 7)}, ${versionAt(root, tree.sha)}${tree.folder === root ? ', this checkout' : ''})`
   }
+  const layout =
+    http === undefined
+      ? ''
+      : `, ${opts.rounds} rounds: each server takes listPets, getPet, createPet in ${TURNS} runs of ${opts.seconds} s each (wrk -t1 -c${CONNECTIONS}, the first uncounted)`
   const report = [
-    `bench:compare, ${new Date().toISOString()}, Node ${process.version}, ${opts.rounds} rounds: each server takes listPets, getPet, createPet in ${TURNS} runs of ${opts.seconds} s each (wrk -t1 -c${CONNECTIONS}, the first uncounted), load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
+    `bench:compare, ${new Date().toISOString()}, Node ${process.version}${layout}, load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
     ...names.map(describe),
     '',
     render(rows, names),
