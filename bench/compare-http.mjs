@@ -34,11 +34,23 @@ export const OPERATIONS = {
   },
 }
 
-/** A built tree's CLI, or the bare node:http reference, started fresh and pinned to core 0. */
+/**
+ * A built tree's CLI, or the bare node:http reference, started fresh and pinned to core 0. The
+ * sandbox prints V8's GC trace (`--trace-gc-nvp`): what its creates promote to the old generation
+ * is a measure of its own, the mechanism behind 0.15.0's lost third (docs/performance.md), which
+ * unlike a req/s does not move with the machine's speed or load.
+ */
 const start = (tree) =>
   tree.bare
     ? startServer([here('./baseline-server.mjs'), '0'], LISTENING)
-    : startServer([join(tree.folder, 'bin/petstore-sandbox.js'), '--port', '0', '--quiet'], LISTENING)
+    : startServer(
+        ['--trace-gc', '--trace-gc-nvp', join(tree.folder, 'bin/petstore-sandbox.js'), '--port', '0', '--quiet'],
+        LISTENING,
+      )
+
+/** MB promoted to the old generation in a stretch of a GC trace (the sum of `promoted=`). */
+const promotedIn = (trace) =>
+  [...trace.matchAll(/promoted=(\d+)/g)].reduce((sum, [, bytes]) => sum + Number(bytes), 0) / 1e6
 
 /**
  * The contenders' order in a turn: turned by one each turn, and reversed every other cycle, so
@@ -81,21 +93,34 @@ export async function httpRounds(list, { rounds, seconds, measured, log = consol
           continue
         }
         const counted = {}
+        const promoted = {}
         for (let turn = 0; turn < TURNS; turn++) {
           for (const index of turnOrder(running.length, round * TURNS + turn)) {
             await sleep(GAP_MS)
-            const { name } = running[index]
+            const { name, server } = running[index]
+            const from = server.output().length
             const one = await run(index, `${name} ${operation}${turn === 0 ? ' (warm-up)' : ''}`)
-            if (turn > 0) (counted[name] ??= []).push(one)
+            if (turn === 0) continue
+            ;(counted[name] ??= []).push(one)
+            const stretch = (promoted[name] ??= { mb: 0, requests: 0 })
+            stretch.mb += promotedIn(server.output().slice(from))
+            stretch.requests += one.requests
           }
         }
         for (const [name, runs] of Object.entries(counted)) {
+          const bare = list.find((tree) => tree.name === name)?.bare === true
           const sample = {
             rps: runs.reduce((sum, one) => sum + one.rps, 0) / runs.length,
             p99: median(runs.map((one) => one.p99)),
+            // Bare prints no trace: no figure.
+            promotedPerThousand: bare ? undefined : (promoted[name].mb / promoted[name].requests) * 1000,
           }
+          const traced =
+            sample.promotedPerThousand === undefined
+              ? ''
+              : `, ${sample.promotedPerThousand.toFixed(2)} MB promoted per 1,000`
           log(
-            `round ${round + 1}/${rounds}, ${name} ${operation}: ${Math.round(sample.rps)} req/s, p99 ${sample.p99.toFixed(2)} ms`,
+            `round ${round + 1}/${rounds}, ${name} ${operation}: ${Math.round(sample.rps)} req/s, p99 ${sample.p99.toFixed(2)} ms${traced}`,
           )
           ;((samples[operation] ??= {})[name] ??= []).push(sample)
         }
