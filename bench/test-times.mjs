@@ -68,10 +68,14 @@ async function record() {
         release: versionAt(root, clone.sha),
         seconds: Number(median(clone.seconds).toFixed(1)),
         runs: clone.seconds.map((seconds) => Number(seconds.toFixed(1))),
-        measured: `${new Date().toISOString().slice(0, 10)}, fresh clones at rest, interleaved with ${clones
-          .filter((other) => other !== clone)
-          .map((other) => versionAt(root, other.sha))
-          .join(', ')}, load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
+        measured: `${new Date().toISOString().slice(0, 10)}, a fresh clone${
+          clones.length === 1
+            ? ''
+            : `, interleaved with ${clones
+                .filter((other) => other !== clone)
+                .map((other) => versionAt(root, other.sha))
+                .join(', ')}`
+        }, load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
       }
     }
     writeFileSync(FILE(root), `${JSON.stringify(file, null, 2)}\n`)
