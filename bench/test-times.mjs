@@ -15,6 +15,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import prettier from 'prettier'
 import { git, versionAt } from './compare-refs.mjs'
 import { median } from './stats.mjs'
 
@@ -78,7 +79,8 @@ async function record() {
         }, load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
       }
     }
-    writeFileSync(FILE(root), `${JSON.stringify(file, null, 2)}\n`)
+    // In the repository's style, so that lint passes on the record as written.
+    writeFileSync(FILE(root), await prettier.format(JSON.stringify(file), { parser: 'json' }))
   } finally {
     rmSync(work, { recursive: true, force: true })
   }
