@@ -5,7 +5,7 @@
  * test time) fails, since the gate cannot see it; what createPet promotes is gated with it.
  */
 import { describe, expect, it } from 'vitest'
-import { regressions, render, verdicts } from '../bench/compare-report.mjs'
+import { beaten, regressions, render, verdicts } from '../bench/compare-report.mjs'
 
 type Sample = { rps: number; p99: number; promotedPerThousand?: number | undefined }
 const rounds = (rps: number[], promoted?: number[]): Sample[] =>
@@ -67,5 +67,16 @@ describe("bench:compare's verdicts", () => {
       previous: { ...costs.previous, npmTest: 60 },
     }
     expect(regressions(verdicts({ costs: grown, gates }), label)).toEqual(['install size MB at 1.06 of 0.9.0'])
+  })
+
+  it('names an anchor head beat by more than the gate allows on the bad side, and no other', () => {
+    const costs = {
+      head: { tenantsRss: 127, install: 18.0 },
+      '0.9.0': { tenantsRss: 200, install: 18.1 },
+    }
+    const rows = verdicts({ costs, gates: { tenantsRss: ['0.9.0'], install: ['0.9.0'] } })
+    expect(beaten(rows, { tenantsRss: ['0.9.0'], install: ['0.9.0'] })).toEqual([
+      'RSS with 1,000 tenants MB at 0.64 of its anchor 0.9.0',
+    ])
   })
 })
