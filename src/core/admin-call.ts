@@ -7,6 +7,7 @@
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
 import type { Controls } from './admin/controls.js'
+import type { Commit } from './commit.js'
 import type { AdminOperation, SiteContext } from './admin/exchange.js'
 import { admit, refuseOrigin, type AdminGate } from './admin/gate.js'
 import { notFoundOutsideApi } from './docs/site.js'
@@ -37,6 +38,8 @@ export interface AdminContext {
   readonly bodies: BodySlots
   /** Told about unexpected failures (which answer 500). */
   readonly report: (error: unknown, request: CoreRequest) => void
+  /** With --state-file, saving each change before its answer: the commit stage's wait (commit.ts). */
+  readonly commit: Commit | undefined
 }
 
 /** What one admin or site request holds on its way through its stages. */
@@ -115,6 +118,11 @@ const RUNS: Readonly<Record<string, Run>> = {
     }
     way.answer = answer
     return undefined
+  },
+  commit(way, context) {
+    const { operation } = routed(way)
+    if (context.commit === undefined || operation.writes !== true || (way.answer?.status ?? 500) >= 300) return undefined
+    return context.commit()
   },
 }
 

@@ -81,6 +81,18 @@ export const keep: ApiRun = (way, context) => {
   return answer(way, kept(context, way, routed(way).id as OperationId, way.answer))
 }
 
+/**
+ * With --state-file, saving each change before its answer: a write the sandbox answered itself
+ * (not the upstream's) waits until it is on disk, or is answered 507 (commit.ts). A recorded
+ * answer is the upstream's, and says nothing of the sandbox's data: it does not wait.
+ */
+export const commit: ApiRun = (way, context) => {
+  const { answer: done } = way
+  if (context.commit === undefined || way.refusal !== undefined || done === undefined) return undefined
+  if (way.sent || way.operation?.writes !== true || done.status >= 300) return undefined
+  return context.commit()
+}
+
 /** Releases what the call held, adds the operation's headers, and writes the call down (state/journal-writer.ts). */
 export const finish: ApiRun = (way, context) => {
   const { operation, key, request } = way

@@ -21,7 +21,7 @@ import { operationFor } from './http/routes.js'
 import { API_STAGES } from './http/stages.js'
 import type { Target } from './http/target.js'
 import { body, bodyHead, hold, key, route, tenant } from './api-admission.js'
-import { finish, forward, keep, operation, simulate } from './api-answer.js'
+import { commit, finish, forward, keep, operation, simulate } from './api-answer.js'
 import { delay, wait, type ApiContext, type ApiRun, type ApiWay } from './api-way.js'
 
 export type { ApiContext } from './api-way.js'
@@ -41,14 +41,16 @@ const RUNS: Readonly<Record<string, ApiRun>> = {
   forward,
   operation,
   keep,
+  commit,
   finish,
 }
 
 /**
- * The stages a call meets after a refusal, or after an answer (keep, over forward's): the waits,
- * so that a refusal is no faster than an answer, and what writes the call down.
+ * The stages a call meets after a refusal, or after an answer (keep, over forward's; commit, over
+ * the operation's): the waits, so that a refusal is no faster than an answer, and what writes the
+ * call down.
  */
-const AFTER_REFUSAL: ReadonlySet<string> = new Set(['delay', 'wait', 'keep', 'finish'])
+const AFTER_REFUSAL: ReadonlySet<string> = new Set(['delay', 'wait', 'keep', 'commit', 'finish'])
 
 interface Planned {
   readonly run: ApiRun
