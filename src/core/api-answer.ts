@@ -78,7 +78,13 @@ export const operation: ApiRun = (way, context) => {
 /** With --record, a forwarded answer's pets, kept in the data. */
 export const keep: ApiRun = (way, context) => {
   if (!way.keeping || way.refusal !== undefined || way.answer === undefined) return undefined
-  return answer(way, kept(context, way, routed(way).id as OperationId, way.answer))
+  const keeping = answer(way, kept(context, way, routed(way).id as OperationId, way.answer))
+  // A large answer's turn ends with its recording: the next one's check may start while this call finishes.
+  if (keeping === undefined) {
+    way.turn?.()
+    return undefined
+  }
+  return keeping.finally(() => way.turn?.())
 }
 
 /**
@@ -103,6 +109,7 @@ export const finish: ApiRun = (way, context) => {
         })
       : way.answer
   way.release()
+  way.turn?.()
   if (way.store !== undefined && key !== undefined) context.tenants.release(key)
   const response = withHeaders(context, way, answered)
   const relayed = way.sent ? { ...response, forwarded: forwardedMark(way) } : response

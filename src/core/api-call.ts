@@ -152,5 +152,6 @@ function wayOf(context: ApiContext, request: CoreRequest, target: Target): ApiWa
     seen: { body: null, bytes: 0 },
     sent: false,
     violations: undefined,
+    turn: undefined,
   }
 }

@@ -259,7 +259,13 @@ export function buildReady(
         forward:
           hosting.upstream === undefined
             ? undefined
-            : { upstream: hosting.upstream, limits, basePath: config.base.path, exchanges: parts.forwarding.exchanges },
+            : {
+                upstream: hosting.upstream,
+                limits,
+                basePath: config.base.path,
+                exchanges: parts.forwarding.exchanges,
+                large: parts.forwarding.large,
+              },
         journalWriter: createJournalWriter({
           counters: parts.counters,
           journal: parts.journal,

@@ -12,7 +12,7 @@
  */
 import { constants } from 'node:fs'
 import { open, rm, type FileHandle } from 'node:fs/promises'
-import { StateFileError, writeAtomically } from './state-file.js'
+import { describe, StateFileError, writeAtomically } from './state-file.js'
 
 const FORMAT = 'petstore-sandbox changes'
 const VERSION = 1
@@ -47,7 +47,7 @@ export async function readChangeLog(file: string, digest: string): Promise<Repla
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
+    throw new StateFileError(`cannot read ${log}: ${describe(error)}`)
   }
   const lines = text.split('\n')
   // Whole lines end with a newline: what follows the last one is a torn append.
