@@ -2,7 +2,8 @@
  * A request to the admin routes or the site (the pages, the document, their assets), through
  * its stages in the order http/stages.ts declares them (ADMIN_STAGES, with the codes each may
  * answer): gate (admin/gate.ts), route, admit (admin/gate.ts), body (its head first, then the
- * body within its cap), control (admin/controls.ts, over the tenant the key scopes).
+ * body within its cap), control (admin/controls.ts, over the tenant the key scopes), commit
+ * (commit.ts, with --state-file: a change on disk before its answer).
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
@@ -121,7 +122,8 @@ const RUNS: Readonly<Record<string, Run>> = {
   },
   commit(way, context) {
     const { operation } = routed(way)
-    if (context.commit === undefined || operation.writes !== true || (way.answer?.status ?? 500) >= 300) return undefined
+    if (context.commit === undefined || operation.writes !== true || (way.answer?.status ?? 500) >= 300)
+      return undefined
     return context.commit()
   },
 }

@@ -1,7 +1,8 @@
 /**
  * The stages that answer an API call: simulate (state/scenarios.ts), then forward (upstream.ts)
- * or the operation over the tenant's data, keep (keep.ts, with --record), and finish: its
- * headers, the counters, the journal and the events (state/journal-writer.ts), a refusal's answer included.
+ * or the operation over the tenant's data, keep (keep.ts, with --record), commit (commit.ts, with
+ * --state-file), and finish: its headers, the counters, the journal and the events
+ * (state/journal-writer.ts), a refusal's answer included.
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */

@@ -2,7 +2,8 @@
  * An API request, as one way object through its stages in the order http/stages.ts declares them
  * (API_STAGES, with the codes each may answer), each run by its name: key, route, body-head,
  * tenant, hold, body (api-admission.ts); delay, wait (api-way.ts); simulate, then forward or the
- * operation, keep (keep.ts, with --record), finish (api-answer.ts).
+ * operation, keep (keep.ts, with --record), commit (commit.ts, with --state-file), finish
+ * (api-answer.ts).
  *
  * Everything that needs no body is decided first, so a refused body is never read. The key is
  * read first so that the tenant is held from here to the answer, every delay included: a tenant

@@ -122,7 +122,8 @@ const serverFields = (label: Label) => ({
   // Checked on its own, before the server makes anything (stateFileProblem): named here so it is known.
   stateFile: z.unknown(),
   stateSave: z.enum(['always', 'interval'], {
-    error: 'stateSave must be "always" (every change on disk before its answer) or "interval" (at most once per stateSaveIntervalMs)',
+    error:
+      'stateSave must be "always" (every change on disk before its answer) or "interval" (at most once per stateSaveIntervalMs)',
   }),
   port: integer(label('port'), 0, 65535),
   host: z.string().min(1, { error: 'host must be an interface address, e.g. 127.0.0.1' }),

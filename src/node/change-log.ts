@@ -11,7 +11,7 @@
  * May import: node:*, commander, the core, the other files here. Never msw or express.
  */
 import { constants } from 'node:fs'
-import { open, rm, type FileHandle } from 'node:fs/promises'
+import { open, rm, stat, type FileHandle } from 'node:fs/promises'
 import { describe, StateFileError, writeAtomically } from './state-file.js'
 
 const FORMAT = 'petstore-sandbox changes'
@@ -57,7 +57,9 @@ export async function readChangeLog(file: string, digest: string): Promise<Repla
   if (!isHeader(header)) {
     // A header cut short is a log that never held a change.
     if (records.length === 0) return { pets: [], torn: false, stale: undefined }
-    throw new StateFileError(`${log} is not a change log of petstore-sandbox (its first line is ${preview(head)}): move it away to start`)
+    throw new StateFileError(
+      `${log} is not a change log of petstore-sandbox (its first line is ${preview(head)}): move it away to start`,
+    )
   }
   if (header.after !== digest) return { pets: [], torn: tornLine !== '', stale: records.length }
   const pets = records.map((line, index) => {
@@ -72,7 +74,11 @@ export async function readChangeLog(file: string, digest: string): Promise<Repla
 
 /** The log a commit appends to, started anew after each whole save of the file. */
 export interface ChangeLog {
-  /** Appends these lines (each a created pet's JSON) and flushes them to the disk. */
+  /**
+   * Appends these lines (each a created pet's JSON) and flushes them to the disk; then checks
+   * that the log is still the file its path names: a log removed or replaced meanwhile (its
+   * folder gone, a hand at work) would take the lines where no start reads them. Throws then.
+   */
   append(pets: readonly string[]): Promise<void>
   /** Bytes appended since the log started: the fold's measure. */
   readonly bytes: number
@@ -87,7 +93,7 @@ export async function startChangeLog(file: string, digest: string): Promise<Chan
   const log = changeLogOf(file)
   await writeAtomically(log, [`${JSON.stringify({ format: FORMAT, version: VERSION, after: digest })}\n`])
   const handle = await open(log, 'a')
-  return new AppendingLog(handle)
+  return new AppendingLog(handle, log)
 }
 
 /** Removes the log, at a clean stop once the file holds everything. */
@@ -98,7 +104,10 @@ export async function removeChangeLog(file: string): Promise<void> {
 /** A class, not closures: one object per log, made once per whole save. */
 class AppendingLog implements ChangeLog {
   bytes = 0
-  constructor(private readonly handle: FileHandle) {}
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly path: string,
+  ) {}
 
   async append(pets: readonly string[]): Promise<void> {
     const text = pets.map((pet) => `{"created":${pet}}\n`).join('')
@@ -106,6 +115,10 @@ class AppendingLog implements ChangeLog {
     // The data, not the times: what a crash must find.
     await this.handle.datasync()
     this.bytes += Buffer.byteLength(text)
+    const [held, named] = await Promise.all([this.handle.stat(), stat(this.path).catch(() => undefined)])
+    if (named === undefined || named.ino !== held.ino || named.dev !== held.dev) {
+      throw new StateFileError(`${this.path} was removed or replaced while in use`)
+    }
   }
 
   close(): Promise<void> {

@@ -133,7 +133,9 @@ function sayReplayed(file: string, log: Replayed): void {
   // A log with no change in it (a crash between two writes) is nothing to tell.
   if (log.pets.length === 0 && !log.torn && (log.stale ?? 0) === 0) return
   if (log.stale !== undefined) {
-    warn(`${log_} follows an earlier text of ${file}, which holds its ${log.stale} changes already: set aside`)
+    warn(
+      `${log_} follows another text of ${file} than the one there now (a whole save after it, or the file replaced): its ${log.stale} change${log.stale === 1 ? '' : 's'} not applied, and the log set aside`,
+    )
     return
   }
   const kept = `${log.pets.length} change${log.pets.length === 1 ? '' : 's'} since the last whole save kept`
