@@ -117,14 +117,15 @@ function withLog(value: unknown, log: Replayed): unknown {
   if (log.pets.length === 0 || typeof value !== 'object' || value === null || Array.isArray(value)) return value
   const document = value as { pets?: unknown; nextId?: unknown }
   if (!Array.isArray(document.pets)) return value
-  const ids = new Set(document.pets.map((pet) => (pet as { id?: unknown } | null)?.id))
+  const own: readonly unknown[] = document.pets
+  const ids = new Set(own.map((pet) => (pet as { id?: unknown } | null)?.id))
   const added = log.pets.filter((pet) => !ids.has((pet as { id?: unknown } | null)?.id))
   const lastId = added.reduce<number>((highest, pet) => {
     const id = (pet as { id?: unknown } | null)?.id
     return typeof id === 'number' && id > highest ? id : highest
   }, 0)
   const nextId = typeof document.nextId === 'number' ? Math.max(document.nextId, lastId + 1) : document.nextId
-  return { ...document, pets: [...document.pets, ...added], nextId }
+  return { ...document, pets: [...own, ...added], nextId }
 }
 
 /** One line for what a log left by a crash held: what it added, what it dropped. */
