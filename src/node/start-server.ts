@@ -101,7 +101,15 @@ function createHostedSandbox(settings: Settings): HostedSandbox {
       accessLog: settings.log !== undefined,
       ...(forwardTo !== undefined && { upstream: forwardTo }),
       ...(stateFile !== undefined && {
-        stateFile: () => kept.saver?.status() ?? { file: stateFile, savedAt: null, error: null },
+        stateFile: () =>
+          kept.saver?.status() ?? {
+            file: stateFile,
+            savedAt: null,
+            error: null,
+            save: stateSave,
+            flushes: 0,
+            flushedChanges: 0,
+          },
       }),
       // Every change on disk before its answer: the core asks (its commit stages), the file's committer answers.
       ...(stateFile !== undefined &&

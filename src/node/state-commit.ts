@@ -79,6 +79,8 @@ class GroupCommitter implements Committer {
   private failures = 0
   private nextTry = 0
   private closed = false
+  private flushes = 0
+  private flushedChanges = 0
   private readonly timer: NodeJS.Timeout
 
   constructor(private readonly options: CommitterOptions) {
@@ -155,6 +157,8 @@ class GroupCommitter implements Committer {
   private async append(target: number): Promise<void> {
     const creates = this.pending.filter((insert) => insert.revision > this.committed && insert.revision <= target)
     await this.changeLog?.append(creates.map((insert) => JSON.stringify(insert.pet)))
+    this.flushes++
+    this.flushedChanges += creates.length
     this.committed = target
     this.pending = this.pending.filter((insert) => insert.revision > target)
   }
@@ -239,7 +243,9 @@ class GroupCommitter implements Committer {
   }
 
   status() {
-    return { file: this.options.file, savedAt: this.savedAt, error: this.error }
+    const { file } = this.options
+    const { savedAt, error, flushes, flushedChanges } = this
+    return { file, savedAt, error, save: 'always' as const, flushes, flushedChanges }
   }
 
   /** The file written whole and the log removed; false when that could not be done (the log is kept). */

@@ -25,6 +25,11 @@ export interface StateFileStatus {
   readonly savedAt: string | null
   /** Why the last save failed, until one succeeds again. */
   readonly error: string | null
+  /** `--state-save`: every change before its answer, or at most once per interval. */
+  readonly save: 'always' | 'interval'
+  /** `always`: the change log's flushes since the start, and the changes they held. */
+  readonly flushes: number
+  readonly flushedChanges: number
 }
 
 export interface StateFile {
@@ -258,7 +263,7 @@ export function startSaver(options: SaverOptions): StateFile {
 
   return {
     saveNow: saveInTurn,
-    status: () => ({ file, savedAt, error }),
+    status: () => ({ file, savedAt, error, save: 'interval' as const, flushes: 0, flushedChanges: 0 }),
     async close() {
       closed = true
       clearInterval(timer)
