@@ -44,8 +44,9 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version
   logColors?: boolean
   /**
    * Keep the data and its checkpoints in this file across restarts: loaded at start (created from
-   * the seed when missing; a bad file refuses to start), saved after changes at most once per
-   * `stateSaveIntervalMs`, and at close. A second server on the same file refuses to start. Not with `isolate`.
+   * the seed when missing; a bad file refuses to start), every change on disk before its answer
+   * (`stateSave`), and written whole at close. A second server on the same file refuses to start.
+   * Not with `isolate`.
    */
   stateFile?: string
   /**
