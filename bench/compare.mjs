@@ -1,258 +1,58 @@
-// npm run bench:compare [REF ...] [--head REF] [--rounds N] [--seconds S] [--json FILE]: this
-// build against each REF (by default the previous release: the newest commit whose package.json
-// version differs from HEAD's) and against bare node:http, in one sitting. Interleaved rounds of listPets, getPet and
-// createPet over HTTP with wrk (req/s and p99; servers pinned to core 0, wrk to core 1), and
-// in-process listPets through msw's setupServer. Prints head/REF and head/bare for each, and
-// exits 1 when a head/REF throughput ratio is under its threshold, for any REF (2 on a usage
-// error). Several REFs put several releases side by side: `npm run bench:compare -- v1 v2`.
+// npm run bench:compare [REF ...] [--head REF] [--only MEASURES] [--no-anchors] [--no-bare]
+//   [--rounds N] [--seconds S] [--in-process-rounds N] [--rss-runs N] [--npm-test-seconds S]
+//   [--json FILE]
+// This build against the previous release (the newest commit whose package.json version differs
+// from HEAD's) and against each measure's anchor (bench/anchors.json: the commit that did it best
+// in a same-sitting run), in one sitting, beside bare node:http. Exits 1 when head falls under a
+// threshold against the previous release or against an anchor, on any gated measure; 2 on a usage
+// error. REFs given replace the previous release: `npm run bench:compare -- v1 v2` puts several
+// side by side.
+//
+// The measures (--only picks some; the rest are neither run nor gated):
+// - listPets, getPet, createPet: req/s over HTTP with wrk, on servers that live through a round
+//   and take the three in that order (bench/compare-http.mjs);
+// - inProcess: µs per listPets through msw's setupServer, in a child per build;
+// - tenantsRss, install, persistBundle: the peak RSS with 1,000 --isolate tenants, what `npm
+//   install` adds, the gzipped browser bundle of createSandbox({ persist: true })
+//   (bench/compare-costs.mjs);
+// - npmTest: `npm test`'s wall time: head's given by --npm-test-seconds (CI passes its own npm
+//   test's), each other tree's read from bench/anchors.json's record of it (bench/test-times.mjs).
 //
 // Why a same-sitting comparison: bare node:http moves ±30% between rounds on a 2-core machine, so
-// a ratio to bare from another day proves nothing (0.10.0's 0.50 was read as noise, yet 0.10.0
-// was as fast as 0.9.0). Two builds measured round by round move 3-8% when they are the same code.
+// a ratio to bare from another day proves nothing. Two builds measured round by round move 3-8%
+// when they are the same code. Why anchors too: a gate against the previous release alone lets a
+// cost that landed before it, or one that creeps in under the threshold a release at a time, stay
+// (createPet lost a third between 0.9.0 and 0.10.0 and no gate saw it).
 //
-// REF is built in a scratch folder of its own (node_modules/.cache/petstore-bench-compare/SHA),
-// once: its files from git, this checkout's node_modules when its lock file is the same (else its
-// own npm ci), then its own `npm run build`. --head REF does the same for the head, so an old pair
-// can be rehearsed: `npm run bench:compare -- bf81adc --head 64017ac` must fail.
-import { copyFileSync, writeFileSync } from 'node:fs'
+// Each REF, anchor and --head REF is built once in node_modules/.cache/petstore-bench-compare/SHA
+// (bench/compare-refs.mjs); the head is this checkout as it is.
+import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
-import { buildCommit, git, previousRelease, UsageError, versionAt, workingTree } from './compare-refs.mjs'
-import { runScript, startServer } from './processes.mjs'
-import { median } from './stats.mjs'
-import { requireWrk, wrk } from './wrk.mjs'
+import { readAnchors } from './anchors.mjs'
+import { costsOf } from './compare-costs.mjs'
+import { httpRounds, inProcessRounds, OPERATIONS, TURNS, CONNECTIONS } from './compare-http.mjs'
+import { buildCommits, git, previousRelease, UsageError, versionAt, workingTree } from './compare-refs.mjs'
+import { beaten, MEASURES, regressions, render, verdicts } from './compare-report.mjs'
+import { recordedTestSeconds } from './test-times.mjs'
+import { requireWrk } from './wrk.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+const DEFAULTS = { rounds: 5, seconds: 1, inProcessRounds: 6, rssRuns: 1 }
+const HTTP = Object.keys(OPERATIONS)
+const COSTS = ['tenantsRss', 'install', 'persistBundle']
 
-/**
- * The gate: head/REF throughput, the median of the rounds' ratios, must be at least this. Set
- * from the gate's own noise: HEAD against HEAD in five sittings of 8 rounds on 2026-11-27 (2-core
- * VM, load average 1.2-2.6; docs/performance.md, "The gate") read listPets 0.95-1.06, getPet
- * 0.97-1.08, createPet 0.88-1.03 and in-process 0.94-1.14. Each threshold sits under its worst,
- * and none under 0.85. CI runs 10 rounds. A gate that flakes on a quiet machine gets more rounds,
- * never a lower threshold.
- */
-export const THRESHOLDS = { listPets: 0.9, getPet: 0.9, createPet: 0.85, inProcess: 0.85 }
-const DEFAULT_ROUNDS = 8
-// Runs of each contender per operation in a round, in turns.
-const TURNS = 2
-const DEFAULT_SECONDS = 1
-// Not counted: a fresh server's first second runs before the JIT has settled (its req/s read low).
-const WARM_UP_SECONDS = 1
-// Between two runs on the servers' core.
-const GAP_MS = 250
-const CONNECTIONS = 32
-// Each round, one child per build: 3 counted batches of this many after an uncounted one.
-const IN_PROCESS_ROUNDS = 6
-const IN_PROCESS_REQUESTS = 700
-const LISTENING = /listening on http:\/\/[^\s/]+:(\d+)\/v1/
-const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
-const OPERATIONS = {
-  listPets: { path: '/v1/pets', headers: AUTH },
-  getPet: { path: '/v1/pets/7', headers: AUTH },
-  createPet: {
-    path: '/v1/pets',
-    headers: { ...AUTH, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
-  },
-}
+const USAGE =
+  'usage: npm run bench:compare -- [REF ...] [--head REF] [--only MEASURES] [--no-anchors] [--no-bare] [--rounds N] [--seconds S] [--in-process-rounds N] [--rss-runs N] [--npm-test-seconds S] [--json FILE]'
 
-/** The in-process child, copied into a built tree so that it loads that tree's msw and dist. */
-function inProcessScript(tree) {
-  if (tree.folder === root) return here('./compare-in-process.mjs')
-  const copy = join(tree.folder, 'bench', 'compare-in-process.mjs')
-  copyFileSync(here('./compare-in-process.mjs'), copy)
-  return copy
-}
-
-/** A built tree's CLI, or the bare node:http reference, started fresh and pinned. */
-const starter = (tree) =>
-  tree.bare
-    ? () => startServer([here('./baseline-server.mjs'), '0'], LISTENING)
-    : () => startServer([join(tree.folder, 'bin/petstore-sandbox.js'), '--port', '0', '--quiet'], LISTENING)
-
-/**
- * Each round starts every contender afresh, pinned to core 0. For each operation, each is warmed
- * up, then they take turns in short runs (`seconds` each, 250 ms apart, TURNS times round, the
- * order turning every round and reversed every other cycle). Two things this answers, both seen
- * measuring HEAD against HEAD on this 2-core machine:
- * - a slow moment of the machine (bare moved ±30% from one 5 s run to the next) falls on every
- *   contender of a turn alike: with each contender's runs 45 s apart, HEAD/HEAD read 0.80 on
- *   listPets and 1.41 on getPet;
- * - a process has a speed of its own (one run's JIT, one heap): with each contender started once
- *   for the whole sitting, one process's createPet ran 20-30% under its twin's in every round
- *   (0.78 in all). Fresh processes every round, and the median of the rounds, leave that out.
- */
-async function httpRounds(list, rounds, seconds) {
-  const samples = {}
-  for (let round = 0; round < rounds; round++) {
-    const running = []
-    try {
-      for (const tree of list) running.push({ name: tree.name, server: await starter(tree)() })
-      const origins = await Promise.all(running.map(({ server }) => server.origin))
-      for (const [operation, { path, ...options }] of Object.entries(OPERATIONS)) {
-        const run = (index, label, length) =>
-          wrk(label, `${origins[index]}${path}`, { ...options, seconds: length, connections: CONNECTIONS })
-        for (const [index, { name }] of running.entries()) {
-          await run(index, `${name} ${operation} (warm-up)`, WARM_UP_SECONDS)
-        }
-        const turns = {}
-        for (let turn = 0; turn < TURNS; turn++) {
-          for (const index of turnOrder(running.length, round * TURNS + turn)) {
-            // A gap first: the server just loaded finishes its collection on the shared core,
-            // not inside the next one's run.
-            await sleep(GAP_MS)
-            ;(turns[running[index].name] ??= []).push(await run(index, `${running[index].name} ${operation}`, seconds))
-          }
-        }
-        for (const [name, runs] of Object.entries(turns)) {
-          const sample = {
-            rps: runs.reduce((sum, one) => sum + one.rps, 0) / runs.length,
-            p99: median(runs.map((one) => one.p99)),
-          }
-          console.log(
-            `round ${round + 1}/${rounds}, ${name} ${operation}: ${Math.round(sample.rps)} req/s, p99 ${sample.p99.toFixed(2)} ms`,
-          )
-          ;((samples[operation] ??= {})[name] ??= []).push(sample)
-        }
-      }
-    } finally {
-      await Promise.all(running.map(({ server }) => server.stop()))
-    }
+const wholeNumber = (name, text, min = 1) => {
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < min) {
+    throw new UsageError(`--${name} must be a whole number of at least ${min}, got ${text}\n${USAGE}`)
   }
-  return samples
+  return value
 }
-
-/**
- * The contenders' order in a round: turned by one each round, and reversed every other turn of
- * the cycle, so that over 2 x n rounds each one runs right after each other one as often as
- * before it (a plain rotation of three put head before REF in two rounds of three).
- */
-function turnOrder(count, round) {
-  const turned = Array.from({ length: count }, (_, index) => (index + round) % count)
-  return Math.floor(round / count) % 2 === 0 ? turned : turned.reverse()
-}
-
-/** Each round, one child per tree in an order that turns: microseconds per in-process listPets. */
-async function inProcessRounds(trees, rounds = IN_PROCESS_ROUNDS) {
-  const scripts = trees.map((tree) => ({ name: tree.name, script: inProcessScript(tree) }))
-  const samples = Object.fromEntries(trees.map((tree) => [tree.name, []]))
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? scripts : [...scripts].reverse()
-    for (const { name, script } of order) {
-      const result = await runScript(script, ['3', String(IN_PROCESS_REQUESTS)])
-      console.log(
-        `round ${round + 1}/${rounds}, ${name} in-process listPets: ${result.sandbox.toFixed(1)} µs, a trivial msw handler ${result.floor.toFixed(1)} µs`,
-      )
-      samples[name].push(result)
-    }
-  }
-  return samples
-}
-
-const perRound = (a, b, pick) => median(a.map((sample, index) => pick(sample, b[index])))
-
-/**
- * One row per measure: each contender's median, and head over each other contender, the median
- * of each round's ratio (a round's contenders shared its moment of the machine). Throughput rows
- * carry the gate's threshold, which each head/REF ratio must reach.
- */
-function verdicts(http, inProcess, refs) {
-  const rows = []
-  const row = (measure, by, value, ratio, threshold) => ({
-    measure,
-    values: Object.fromEntries(Object.entries(by).map(([name, samples]) => [name, median(samples.map(value))])),
-    ratios: Object.fromEntries(
-      Object.keys(by)
-        .filter((name) => name !== 'head')
-        .map((name) => [name, perRound(by.head, by[name], ratio)]),
-    ),
-    gated: threshold === undefined ? [] : refs,
-    threshold,
-  })
-  for (const [operation, by] of Object.entries(http)) {
-    rows.push(
-      row(
-        `${operation} req/s`,
-        by,
-        (s) => s.rps,
-        (h, o) => h.rps / o.rps,
-        THRESHOLDS[operation],
-      ),
-    )
-    rows.push(
-      row(
-        `${operation} p99 ms`,
-        by,
-        (s) => s.p99,
-        (h, o) => h.p99 / o.p99,
-      ),
-    )
-  }
-  // In-process, as throughput: head/REF above 1 is faster. "bare" here is a trivial msw handler in
-  // the head's own child, timed beside it.
-  const byTree = { ...inProcess, bare: inProcess.head.map((s) => ({ sandbox: s.floor })) }
-  rows.push(
-    row(
-      'in-process listPets µs',
-      byTree,
-      (s) => s.sandbox,
-      (h, o) => o.sandbox / h.sandbox,
-      THRESHOLDS.inProcess,
-    ),
-  )
-  return rows
-}
-
-/** The gated ratios under their threshold, as "measure at ratio of REF". */
-const regressions = (rows, trees) =>
-  rows.flatMap((row) =>
-    row.gated
-      .filter((name) => !(row.ratios[name] >= row.threshold))
-      .map((name) => `${row.measure} at ${fixed(row.ratios[name], 2)} of ${trees[name].label}`),
-  )
-
-const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a')
-
-function render(rows, { trees, refs, rounds, seconds, load }) {
-  const names = ['head', ...refs, 'bare']
-  const describe = (name) => {
-    const tree = trees[name]
-    if (name === 'bare') return 'bare: node:http (bench/baseline-server.mjs); in-process, a trivial msw handler'
-    const where = tree.folder === root ? ', this checkout' : ''
-    return `${name}: ${tree.label} (${tree.sha.slice(0, 7)}, ${versionAt(root, tree.sha)}${where})`
-  }
-  const lines = [
-    `bench:compare, ${new Date().toISOString()}, Node ${process.version}, ${rounds} rounds of ${seconds} s (wrk -t1 -c${CONNECTIONS}), load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
-    ...names.map(describe),
-    '',
-    `| measure | ${names.join(' | ')} | ${names
-      .slice(1)
-      .map((name) => `head/${name}`)
-      .join(' | ')} | gate |`,
-    `|${' --- |'.repeat(names.length * 2 + 1)}`,
-  ]
-  for (const row of rows) {
-    const digits = row.measure.endsWith('req/s') ? 0 : 2
-    const failed = row.gated.filter((name) => !(row.ratios[name] >= row.threshold))
-    const gate =
-      row.threshold === undefined
-        ? ''
-        : failed.length === 0
-          ? `pass (>= ${row.threshold})`
-          : `FAIL (< ${row.threshold})`
-    const values = names.map((name) => fixed(row.values[name], digits))
-    const ratios = names.slice(1).map((name) => fixed(row.ratios[name], 2))
-    lines.push(`| ${row.measure} | ${values.join(' | ')} | ${ratios.join(' | ')} | ${gate} |`)
-  }
-  return lines.join('\n')
-}
-
-const USAGE = 'usage: npm run bench:compare -- [REF ...] [--head REF] [--rounds N] [--seconds S] [--json FILE]'
 
 /** The command line, or a UsageError saying what is wrong with it. */
 function options() {
@@ -262,8 +62,14 @@ function options() {
       allowPositionals: true,
       options: {
         head: { type: 'string' },
-        rounds: { type: 'string', default: String(DEFAULT_ROUNDS) },
-        seconds: { type: 'string', default: String(DEFAULT_SECONDS) },
+        only: { type: 'string' },
+        'no-anchors': { type: 'boolean', default: false },
+        'no-bare': { type: 'boolean', default: false },
+        rounds: { type: 'string', default: String(DEFAULTS.rounds) },
+        seconds: { type: 'string', default: String(DEFAULTS.seconds) },
+        'in-process-rounds': { type: 'string', default: String(DEFAULTS.inProcessRounds) },
+        'rss-runs': { type: 'string', default: String(DEFAULTS.rssRuns) },
+        'npm-test-seconds': { type: 'string' },
         json: { type: 'string' },
       },
     })
@@ -271,13 +77,14 @@ function options() {
     throw new UsageError(`${error.message}\n${USAGE}`)
   }
   const { values, positionals } = parsed
-  const rounds = Number(values.rounds)
-  const seconds = Number(values.seconds)
-  if (!Number.isInteger(rounds) || rounds < 1) {
-    throw new UsageError(`--rounds must be a whole number of at least 1, got ${values.rounds}\n${USAGE}`)
+  const measures = values.only === undefined ? Object.keys(MEASURES) : values.only.split(',')
+  const unknown = measures.filter((name) => MEASURES[name] === undefined)
+  if (unknown.length > 0) {
+    throw new UsageError(`--only takes ${Object.keys(MEASURES).join(', ')}; got ${unknown.join(', ')}\n${USAGE}`)
   }
-  if (!Number.isInteger(seconds) || seconds < 1) {
-    throw new UsageError(`--seconds must be a whole number of at least 1, got ${values.seconds}\n${USAGE}`)
+  const npmTestSeconds = values['npm-test-seconds'] === undefined ? undefined : Number(values['npm-test-seconds'])
+  if (npmTestSeconds !== undefined && !(npmTestSeconds > 0)) {
+    throw new UsageError(`--npm-test-seconds must be a number of seconds, got ${values['npm-test-seconds']}\n${USAGE}`)
   }
   if (new Set(positionals).size !== positionals.length) {
     throw new UsageError(`each REF once, got ${positionals.join(' ')}\n${USAGE}`)
@@ -286,36 +93,121 @@ function options() {
   for (const ref of [...positionals, ...(values.head === undefined ? [] : [values.head])]) {
     git(root, 'rev-parse', '--verify', `${ref}^{commit}`)
   }
-  const refs = positionals.length > 0 ? positionals : [previousRelease(root)]
-  return { rounds, seconds, refs, named: positionals.length > 0, head: values.head, json: values.json }
+  return {
+    rounds: wholeNumber('rounds', values.rounds),
+    seconds: wholeNumber('seconds', values.seconds),
+    inProcessRounds: wholeNumber('in-process-rounds', values['in-process-rounds']),
+    rssRuns: wholeNumber('rss-runs', values['rss-runs']),
+    refs: positionals.length > 0 ? positionals : [previousRelease(root)],
+    named: positionals.length > 0,
+    head: values.head,
+    anchors: !values['no-anchors'],
+    bare: !values['no-bare'],
+    measures,
+    npmTestSeconds,
+    json: values.json,
+  }
 }
 
-async function main() {
-  const { rounds, seconds, refs, named, head, json } = options()
-  requireWrk()
-  // Each contender by the name its column gets: head, each REF as given, bare.
-  const trees = { head: head === undefined ? workingTree(root) : buildCommit(root, head) }
+/**
+ * The contenders by the name their column gets: head, each REF (or "previous"), each anchor not
+ * already among them (by its release), and bare. `gates` names, per measure, whom head is held
+ * against: the REFs, and the measure's anchor. Every commit is built first, two at a time.
+ */
+async function contenders({ refs, named, head, anchors, bare, measures }) {
   const names = refs.map((ref) => (named ? ref : 'previous'))
+  const wanted = anchors ? Object.entries(readAnchors(root)).filter(([measure]) => measures.includes(measure)) : []
+  const commits = [...(head === undefined ? [] : [head]), ...refs, ...wanted.map(([, anchor]) => anchor.commit)]
+  const built = Object.fromEntries((await buildCommits(root, commits)).map((tree, index) => [commits[index], tree]))
+  const trees = { head: head === undefined ? workingTree(root) : built[head] }
   refs.forEach((ref, index) => {
-    trees[names[index]] = buildCommit(root, ref)
+    trees[names[index]] = built[ref]
   })
-  if (!named) trees.previous.label = `the previous release, ${versionAt(root, trees.previous.sha)}`
-  trees.bare = { label: 'bare node:http', bare: true }
-  const list = Object.entries(trees).map(([name, tree]) => ({ ...tree, name }))
+  if (!named)
+    trees.previous = { ...trees.previous, label: `the previous release, ${versionAt(root, trees.previous.sha)}` }
+  const gates = Object.fromEntries(measures.map((measure) => [measure, [...names]]))
+  const anchorsOf = {}
+  for (const [measure, anchor] of wanted) {
+    const { sha } = built[anchor.commit]
+    let name = Object.keys(trees).find((one) => one !== 'head' && trees[one].sha === sha)
+    if (name === undefined) {
+      name = anchor.release
+      trees[name] = { ...built[anchor.commit], label: `${anchor.release}, an anchor` }
+    }
+    if (!gates[measure].includes(name)) gates[measure].push(name)
+    anchorsOf[measure] = [name]
+  }
+  if (bare) trees.bare = { label: 'bare node:http', bare: true }
+  return { trees, gates, anchorsOf, refNames: names }
+}
+
+/** Which trees a measure runs on: head and whom it is gated against, or every one for speed. */
+const treesFor = (measure, trees, gates) =>
+  ['head', ...gates[measure].filter((name) => name !== 'head')].map((name) => ({ ...trees[name], name }))
+
+async function main() {
+  const opts = options()
+  const { measures } = opts
+  const { trees, gates, anchorsOf, refNames } = await contenders(opts)
   const loadBefore = loadavg()[0]
-  const http = await httpRounds(list, rounds, seconds)
-  const inProcess = await inProcessRounds(list.filter((tree) => !tree.bare))
-  const rows = verdicts(http, inProcess, names)
-  const report = render(rows, { trees, refs: names, rounds, seconds, load: [loadBefore, loadavg()[0]] })
+  const list = Object.entries(trees).map(([name, tree]) => ({ ...tree, name }))
+  const speedOf = list.filter((tree) => !tree.bare)
+  const measured = HTTP.filter((operation) => measures.includes(operation))
+  let http
+  if (measured.length > 0) {
+    requireWrk()
+    http = await httpRounds(list, { rounds: opts.rounds, seconds: opts.seconds, measured })
+  }
+  const inProcess = measures.includes('inProcess')
+    ? await inProcessRounds(speedOf, { rounds: opts.inProcessRounds })
+    : undefined
+  const costs = {}
+  for (const measure of COSTS.filter((name) => measures.includes(name))) {
+    for (const tree of treesFor(measure, trees, gates)) {
+      costs[tree.name] ??= await costsOf(tree, { rssRuns: measures.includes('tenantsRss') ? opts.rssRuns : 0 })
+    }
+  }
+  if (measures.includes('npmTest')) {
+    for (const tree of treesFor('npmTest', trees, gates)) {
+      const seconds = tree.name === 'head' ? opts.npmTestSeconds : recordedTestSeconds(root, tree.sha)
+      ;(costs[tree.name] ??= {}).npmTest = seconds
+    }
+  }
+  const rows = verdicts({ http, inProcess, costs, gates })
+  const names = Object.keys(trees).filter((name) => rows.some((row) => row.values[name] !== undefined))
+  const load = [loadBefore, loadavg()[0]]
+  const describe = (name) => {
+    const tree = trees[name]
+    if (name === 'bare') return 'bare: node:http (bench/baseline-server.mjs); in-process, a trivial msw handler'
+    return `${name}: ${tree.label} (${tree.sha.slice(0, 7)}, ${versionAt(root, tree.sha)}${tree.folder === root ? ', this checkout' : ''})`
+  }
+  const layout =
+    http === undefined
+      ? ''
+      : `, ${opts.rounds} rounds: each server takes listPets, getPet, createPet in ${TURNS} runs of ${opts.seconds} s each (wrk -t1 -c${CONNECTIONS}, the first uncounted)`
+  const report = [
+    `bench:compare, ${new Date().toISOString()}, Node ${process.version}${layout}, load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
+    ...names.map(describe),
+    '',
+    render(rows, names),
+  ].join('\n')
   console.log(`\n${report}\n`)
-  if (json !== undefined) writeFileSync(json, `${JSON.stringify({ trees, rows, http, inProcess }, null, 2)}\n`)
-  const failed = regressions(rows, trees)
-  const against = names.map((name) => trees[name].label).join(' and ')
+  if (opts.json !== undefined) {
+    writeFileSync(opts.json, `${JSON.stringify({ trees, gates, rows, http, inProcess, costs, load }, null, 2)}\n`)
+  }
+  const labelOf = (name) => trees[name]?.label ?? name
+  for (const line of beaten(rows, anchorsOf)) {
+    console.log(
+      `bench:compare: head beats ${line}: a release that does so in a same-sitting run may move it (bench/anchors.json), by a commit that says so`,
+    )
+  }
+  const failed = regressions(rows, labelOf)
+  const against = [...new Set([...refNames, ...Object.values(anchorsOf).flat()])].map(labelOf).join(' and ')
   if (failed.length > 0) {
     console.log(`bench:compare: a regression against ${against}: ${failed.join('; ')}`)
     process.exitCode = 1
   } else {
-    console.log(`bench:compare: no throughput fell under its threshold against ${against}`)
+    console.log(`bench:compare: nothing fell past its threshold against ${against}`)
   }
 }
 

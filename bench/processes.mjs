@@ -52,6 +52,8 @@ export function startServer(nodeArgs, portPattern, { cwd } = {}) {
     startedAt,
     // taskset execs node in its own process: this is the server's pid.
     pid: child.pid,
+    /** All it printed on stdout so far (a GC trace, when its flags ask for one). */
+    output: () => output,
     async stop() {
       killGroup(child, 'SIGTERM')
       const timer = setTimeout(() => killGroup(child, 'SIGKILL'), STOP_GRACE_MS)

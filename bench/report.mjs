@@ -9,7 +9,11 @@ const percent = (value, reference) => `${fmt((100 * value) / reference)}%`
 const times = (value, reference) => `${fmt(value / reference, 2)}x`
 // du counts KiB; MB here are 10^6 bytes, as for the RSS.
 const megabytes = (kilobytes) => (kilobytes * 1024) / 1e6
-const yesNo = (met) => (met ? 'yes' : '**no**')
+// Fewer rounds than this read the machine's noise as often as the code: such a run is indicative,
+// and its table never says a target was met.
+export const ROUNDS_FOR_VERDICT = 3
+let indicative = false
+const yesNo = (met) => (indicative ? 'indicative' : met ? 'yes' : '**no**')
 
 // Above this share of its core, wrk rather than the server it loads may set the pace.
 const WRK_BUSY = 0.9
@@ -254,12 +258,36 @@ function installTable({ msw, zod, tarball, alone, withSandbox }) {
   ])
 }
 
+const indicativeNote = (meta) =>
+  meta.rounds < ROUNDS_FOR_VERDICT
+    ? `**Indicative:** ${plural(meta.rounds, 'round')}, fewer than the ${ROUNDS_FOR_VERDICT} a verdict needs; no target is said to be met or missed.`
+    : `${plural(meta.rounds, 'round')}: each target's verdict is the median's.`
+
+/**
+ * docs/performance.md's "This release" section, written by the same run: the version, the
+ * sitting, and the targets' table. What follows the section's table in the page is written by hand.
+ */
+export async function renderHeadline(results, meta) {
+  indicative = meta.rounds < ROUNDS_FOR_VERDICT
+  const markdown = [
+    '## This release',
+    `${meta.version}, measured by \`npm run bench\` on ${meta.date} (${meta.cpu}, Node ${meta.node}, load average ` +
+      `${fmt(meta.load[0], 2)} at the start and ${fmt(meta.load[1], 2)} at the end). ${indicativeNote(meta)} ` +
+      'Written by the run itself, with [`bench/results.md`](../bench/results.md), which has every section.',
+    targetsTable(results),
+  ].join('\n\n')
+  const config = await prettier.resolveConfig(fileURLToPath(new URL('../docs/performance.md', import.meta.url)))
+  return prettier.format(markdown, { ...config, parser: 'markdown' })
+}
+
 /** The whole of results.md, formatted by the repo's prettier config so `prettier --check` passes. */
 export async function renderReport(results, meta) {
   const { http, startup, inProcess, coldStart, scale, install, dashboard } = results
+  indicative = meta.rounds < ROUNDS_FOR_VERDICT
   const jsonServerName = `json-server ${meta.jsonServer}`
   const markdown = [
     '# Benchmark results',
+    `petstore-sandbox ${meta.version}. ${indicativeNote(meta)}`,
     `${meta.date}, Node ${meta.node}, ${meta.cpu}, load average ${fmt(meta.load[0], 2)} at the start and ` +
       `${fmt(meta.load[1], 2)} at the end (the machine may be shared). Medians of interleaved rounds. ` +
       `Servers and child scripts pinned to core 0, the load generators (wrk, autocannon, chromium) to core 1. Whole run: ` +

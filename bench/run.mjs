@@ -3,13 +3,13 @@
 // process and wrk (the load generators) to core 1 (`taskset -c 1` in package.json). Not part of
 // npm test. BENCH_ROUNDS (3), BENCH_SECONDS (5) and BENCH_CONNECTIONS (32) size the HTTP section;
 // BENCH_SCALES (1000,100000,1000000) the scale section.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { dashboardSection } from './dashboard.mjs'
 import { CONNECTIONS, httpSection } from './http.mjs'
 import { runScript } from './processes.mjs'
-import { renderReport } from './report.mjs'
+import { renderHeadline, renderReport } from './report.mjs'
 import { jsonServerVersion, startBare, startSandbox } from './servers.mjs'
 import { median } from './stats.mjs'
 import { requireWrk } from './wrk.mjs'
@@ -122,7 +122,8 @@ const results = {
   install: await timed('install size', () => runScript(here('./install-size.mjs'))),
   dashboard: await timed('dashboard', () => dashboardSection()),
 }
-const report = await renderReport(results, {
+const meta = {
+  version: JSON.parse(readFileSync(here('../package.json'), 'utf8')).version,
   date: new Date().toISOString().slice(0, 10),
   node: process.version,
   cpu: `${cpus().length} cores (${cpus()[0]?.model.trim()})`,
@@ -132,6 +133,15 @@ const report = await renderReport(results, {
   wrk: wrkVersion,
   jsonServer: jsonServerVersion(),
   wholeRunSeconds: (performance.now() - startedAt) / 1000,
-})
+}
+const report = await renderReport(results, meta)
 writeFileSync(here('./results.md'), report)
 console.log(report)
+// docs/performance.md's "This release": the section from its heading to the next one, replaced.
+const page = here('../docs/performance.md')
+const text = readFileSync(page, 'utf8')
+const from = text.indexOf('## This release\n')
+const to = text.indexOf('\n## ', from + 1)
+if (from === -1 || to === -1) throw new Error(`${page} has no "## This release" section followed by another`)
+writeFileSync(page, `${text.slice(0, from)}${await renderHeadline(results, meta)}${text.slice(to)}`)
+console.log(`Wrote bench/results.md and docs/performance.md's "This release" (${meta.version})`)

@@ -18,9 +18,9 @@ const importThroughLoader = {
   setup(bundle) {
     bundle.onLoad({ filter: /src\/core\/api\/generate\.ts$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8')
-      const call = "import('@faker-js/faker')"
+      const call = "import('@faker-js/faker/locale/en')"
       if (!source.includes(call)) throw new Error(`${args.path} no longer has ${call}: update ${import.meta.url}`)
-      return { contents: source.replace(call, "__importModule('@faker-js/faker')"), loader: 'ts' }
+      return { contents: source.replace(call, "__importModule('@faker-js/faker/locale/en')"), loader: 'ts' }
     })
   },
 }

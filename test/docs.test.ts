@@ -173,3 +173,15 @@ describe('the links of README.md and docs/', () => {
     expect(broken).toEqual([])
   })
 })
+
+describe('docs/performance.md', () => {
+  it('speaks of this release in its headline, the version package.json gives (npm run bench writes it)', () => {
+    const { version } = JSON.parse(read('package.json')) as { version: string }
+    const page = read('docs/performance.md')
+    const from = page.indexOf('## This release\n')
+    expect(from).toBeGreaterThan(-1)
+    const section = page.slice(from, page.indexOf('\n## ', from + 1))
+    expect(/\d+\.\d+\.\d+/.exec(section)?.[0]).toBe(version)
+    expect(read('bench/results.md')).toContain(`petstore-sandbox ${version}.`)
+  })
+})

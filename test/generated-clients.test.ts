@@ -5,8 +5,12 @@
  * the served documents name the sandbox's own address first, when it is known for sure; and
  * Redocly's `recommended` rules find no error in either, each remaining warning a choice
  * docs/behaviour.md names. The tools are devDependencies: nothing is installed here.
+ *
+ * Each describe has servers and files of its own, and runs beside the others (`concurrent`): the
+ * recipe's processes, one after another, are most of the file's time. Only the recipe's tests
+ * depend on their order.
  */
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { createServer, get, request as httpRequest, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -35,19 +39,25 @@ beforeAll(async () => {
   }
 })
 
-describe('clients generated from openapi.json and admin-openapi.json', () => {
+describe.concurrent('clients generated from openapi.json and admin-openapi.json', () => {
   let server: RunningServer
   beforeAll(async () => {
     server = await startServer({ port: 0 })
   })
   afterAll(() => server.close())
 
-  it('type-check under --strict', () => {
+  it('type-check under --strict', async () => {
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-    const run = spawnSync(process.execPath, [tsc, '-p', new URL('tsconfig.json', here).pathname], { encoding: 'utf8' })
-    expect(run.stdout + run.stderr).toBe('')
-    expect(run.status).toBe(0)
-  })
+    // Not spawnSync: the file's other tests go on while tsc runs.
+    const run = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(process.execPath, [tsc, '-p', new URL('tsconfig.json', here).pathname], (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr })
+      })
+    })
+    expect(run.output).toBe('')
+    expect(run.code).toBe(0)
+    // A compile of its own beside the recipe's processes, on a shared 2-core machine.
+  }, 120_000)
 
   it('reach the API under /v1 and the admin routes under /__sandbox, errors included', async () => {
     // Not imported statically: the main type-check does not see the generated types.
@@ -102,7 +112,7 @@ const generated = (file: string): Json =>
 const relativeServers = (file: string) => generated(file).servers as Server[]
 const withoutServers = ({ servers: _servers, ...rest }: Json) => rest
 
-describe("the served documents' servers", () => {
+describe.concurrent("the served documents' servers", () => {
   let plain: RunningServer
   let proxied: RunningServer
   let open: RunningServer
@@ -184,7 +194,7 @@ describe("the served documents' servers", () => {
  * change is the port. The `npm i` lines are not run (this repository's devDependencies stand in
  * for them): the test checks that they name those packages at the versions installed here.
  */
-describe("docs/recipes.md's generated clients", () => {
+describe("docs/recipes.md's generated clients", { concurrent: true }, () => {
   const section = /\n## Generated clients[^\n]*\n([\s\S]*?)(?=\n## |$)/.exec(read('docs/recipes.md'))?.[1] ?? ''
   const blocks = [...section.matchAll(/```(\w+)\n([\s\S]*?)```\n/g)]
   const shell = (blocks.find(([, language]) => language === 'sh')?.[2] ?? '').trimEnd().split('\n')
@@ -218,7 +228,7 @@ describe("docs/recipes.md's generated clients", () => {
       })
     })
 
-  it('has a shell block and a program, both documents and the base URL of each', () => {
+  it('has a shell block and a program, both documents and the base URL of each', { concurrent: false }, () => {
     expect(programFile).toBe('pets.mts')
     expect(shell).toContain(`node ${programFile.replace(/\.mts$/, '.mjs')}`)
     expect(shell.filter((line) => line.startsWith('npx openapi-typescript '))).toEqual([
@@ -229,60 +239,68 @@ describe("docs/recipes.md's generated clients", () => {
     expect(program).toContain("baseUrl: 'http://127.0.0.1:3210/__sandbox'")
   })
 
-  it('installs what this repository runs: the same packages, TypeScript pinned as here, the same override', async () => {
-    const named = installs.flatMap((line) =>
-      line
-        .split(' ')
-        .slice(2)
-        .filter((word) => !word.startsWith('-')),
-    )
-    expect(named.map((spec) => spec.replace(/(.)@.*$/, '$1')).sort()).toEqual([
-      'openapi-fetch',
-      'openapi-typescript',
-      'typescript',
-    ])
-    for (const spec of named) {
-      const [name = '', range] = spec.split(/(?<=.)@/)
-      expect(manifest.devDependencies[name], name).toBeDefined()
-      if (range !== undefined) expect(manifest.devDependencies[name], name).toBe(range)
-    }
-    // The override, set by the recipe's own line in its project, is this repository's.
-    const setting = shell.filter((line) => line.startsWith('npm pkg set '))
-    expect(setting).toHaveLength(1)
-    for (const line of setting) expect((await run(line)).code).toBe(0)
-    const written = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { overrides: Json }
-    expect(written.overrides).toEqual(manifest.overrides)
-    const installed = (name: string) =>
-      JSON.parse(read(`node_modules/${name}/package.json`)) as { version: string; peerDependencies?: Json }
-    // What the section says of the versions: TypeScript 6.0 here, outside openapi-typescript's peer range.
-    expect(installed('typescript').version).toMatch(/^6\.0\./)
-    expect(installed('openapi-typescript').peerDependencies).toEqual({ typescript: '^5.x' })
-    expect(section).toContain(`openapi-typescript ${installed('openapi-typescript').version.replace(/\.0$/, '')}`)
-  })
+  it(
+    'installs what this repository runs: the same packages, TypeScript pinned as here, the same override',
+    { concurrent: false },
+    async () => {
+      const named = installs.flatMap((line) =>
+        line
+          .split(' ')
+          .slice(2)
+          .filter((word) => !word.startsWith('-')),
+      )
+      expect(named.map((spec) => spec.replace(/(.)@.*$/, '$1')).sort()).toEqual([
+        'openapi-fetch',
+        'openapi-typescript',
+        'typescript',
+      ])
+      for (const spec of named) {
+        const [name = '', range] = spec.split(/(?<=.)@/)
+        expect(manifest.devDependencies[name], name).toBeDefined()
+        if (range !== undefined) expect(manifest.devDependencies[name], name).toBe(range)
+      }
+      // The override, set by the recipe's own line in its project, is this repository's.
+      const setting = shell.filter((line) => line.startsWith('npm pkg set '))
+      expect(setting).toHaveLength(1)
+      for (const line of setting) expect((await run(line)).code).toBe(0)
+      const written = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { overrides: Json }
+      expect(written.overrides).toEqual(manifest.overrides)
+      const installed = (name: string) =>
+        JSON.parse(read(`node_modules/${name}/package.json`)) as { version: string; peerDependencies?: Json }
+      // What the section says of the versions: TypeScript 6.0 here, outside openapi-typescript's peer range.
+      expect(installed('typescript').version).toMatch(/^6\.0\./)
+      expect(installed('openapi-typescript').peerDependencies).toEqual({ typescript: '^5.x' })
+      expect(section).toContain(`openapi-typescript ${installed('openapi-typescript').version.replace(/\.0$/, '')}`)
+    },
+  )
 
-  it('generates both clients from the live documents, type-checks the program and runs it against the sandbox', async () => {
-    await server.sandbox.pets.create({ name: 'Gone with the reset', categoryId: 1 })
-    writeFileSync(join(project, programFile), onThisPort(program))
-    const { origin } = new URL(server.url)
-    // What the generator reads: the served document, the sandbox's address first.
-    const served = (await (await fetch(`${origin}/openapi.json`)).json()) as { servers: Server[] }
-    expect(served.servers[0]?.url).toBe(`${origin}/v1`)
-    let output = ''
-    for (const line of shell.filter((text) => !/^npm /.test(text) && !text.startsWith('#'))) {
-      const result = await run(line)
-      expect(result.code, `${line}\n${result.stdout}${result.stderr}`).toBe(0)
-      output = result.stdout
-    }
-    expect(readFileSync(join(project, 'api.d.ts'), 'utf8')).toContain('"/pets/{petId}": {')
-    expect(readFileSync(join(project, 'admin.d.ts'), 'utf8')).toContain('"/reset": {')
-    // The last line runs the program: each line it prints is the comment beside its console.log.
-    const expected = [...program.matchAll(/^console\.log\(.*\) \/\/ (.*)$/gm)].map((match) => match[1])
-    expect(expected).toHaveLength(3)
-    expect(output.trimEnd().split('\n')).toEqual(expected)
-    expect(await server.sandbox.pets.get(33)).toMatchObject({ name: 'Rex', categoryId: 1 })
-    expect(await server.sandbox.pets.count()).toBe(33)
+  it(
+    'generates both clients from the live documents, type-checks the program and runs it against the sandbox',
     // Two generator runs, a compile and a program, each a process on a shared 2-core machine.
-  }, 180_000)
+    { concurrent: false, timeout: 180_000 },
+    async () => {
+      await server.sandbox.pets.create({ name: 'Gone with the reset', categoryId: 1 })
+      writeFileSync(join(project, programFile), onThisPort(program))
+      const { origin } = new URL(server.url)
+      // What the generator reads: the served document, the sandbox's address first.
+      const served = (await (await fetch(`${origin}/openapi.json`)).json()) as { servers: Server[] }
+      expect(served.servers[0]?.url).toBe(`${origin}/v1`)
+      let output = ''
+      for (const line of shell.filter((text) => !/^npm /.test(text) && !text.startsWith('#'))) {
+        const result = await run(line)
+        expect(result.code, `${line}\n${result.stdout}${result.stderr}`).toBe(0)
+        output = result.stdout
+      }
+      expect(readFileSync(join(project, 'api.d.ts'), 'utf8')).toContain('"/pets/{petId}": {')
+      expect(readFileSync(join(project, 'admin.d.ts'), 'utf8')).toContain('"/reset": {')
+      // The last line runs the program: each line it prints is the comment beside its console.log.
+      const expected = [...program.matchAll(/^console\.log\(.*\) \/\/ (.*)$/gm)].map((match) => match[1])
+      expect(expected).toHaveLength(3)
+      expect(output.trimEnd().split('\n')).toEqual(expected)
+      expect(await server.sandbox.pets.get(33)).toMatchObject({ name: 'Rex', categoryId: 1 })
+      expect(await server.sandbox.pets.count()).toBe(33)
+    },
+  )
 })
 
 /**
@@ -290,56 +308,61 @@ describe("docs/recipes.md's generated clients", () => {
  * X-Forwarded-* headers: the document's first server is then the sandbox's inside address, which
  * the reference page in a browser must not call. It keeps the relative server instead.
  */
-describe.skipIf(!needs('chromium'))('the reference page behind a proxy that rewrites Host', () => {
-  let sandbox: RunningServer
-  let proxy: HttpServer
-  const proxied: string[] = []
-  let page: Page
-  beforeAll(async () => {
-    sandbox = await startServer({ port: 0 })
-    const { host } = new URL(sandbox.url)
-    proxy = createServer((request, response) => {
-      proxied.push(`${request.method ?? ''} ${request.url ?? ''}`)
-      const headers = { ...request.headers, host }
-      const upstream = httpRequest(
-        `${sandbox.url}${request.url ?? ''}`,
-        { method: request.method, headers },
-        (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.headers)
-          answer.pipe(response)
-        },
-      )
-      request.pipe(upstream)
+describe.skipIf(!needs('chromium'))(
+  'the reference page behind a proxy that rewrites Host',
+  { concurrent: true },
+  () => {
+    let sandbox: RunningServer
+    let proxy: HttpServer
+    const proxied: string[] = []
+    let page: Page
+    beforeAll(async () => {
+      sandbox = await startServer({ port: 0 })
+      const { host } = new URL(sandbox.url)
+      proxy = createServer((request, response) => {
+        proxied.push(`${request.method ?? ''} ${request.url ?? ''}`)
+        const headers = { ...request.headers, host }
+        const upstream = httpRequest(
+          `${sandbox.url}${request.url ?? ''}`,
+          { method: request.method, headers },
+          (answer) => {
+            response.writeHead(answer.statusCode ?? 502, answer.headers)
+            answer.pipe(response)
+          },
+        )
+        request.pipe(upstream)
+      })
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+      page = await (await sharedChromium()).newPage()
+    }, 60_000)
+    afterAll(async () => {
+      await closeSharedContexts()
+      proxy.close()
+      await sandbox.close()
     })
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-    page = await (await sharedChromium()).newPage()
-  }, 60_000)
-  afterAll(async () => {
-    await closeSharedContexts()
-    proxy.close()
-    await sandbox.close()
-  })
 
-  it('keeps the relative server, so Try it out calls where the page came from', async () => {
-    const { port } = proxy.address() as AddressInfo
-    const { body } = await getJson(`http://127.0.0.1:${port}/openapi.json`)
-    expect((body.servers as Server[])[0]?.url).toBe(sandbox.apiUrl)
-    await page.goto(`http://127.0.0.1:${port}/`)
-    const options = page.locator('.servers select option')
-    await expect.poll(() => options.count(), { timeout: 15_000 }).toBe(3)
-    expect(await options.evaluateAll((list) => list.map((option) => (option as HTMLOptionElement).value))).toEqual(
-      relativeServers(DOCUMENTS.api).map((server) => server.url),
-    )
-    await page.locator('#operations-pets-listPets').click()
-    await page.locator('#operations-pets-listPets .try-out__btn').click()
-    await page.locator('#operations-pets-listPets .execute').click()
-    const status = page.locator('#operations-pets-listPets .live-responses-table tbody .response-col_status').first()
-    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('200')
-    expect(proxied.filter((line) => line.startsWith('GET /v1/'))).toEqual(['GET /v1/pets?limit=20'])
-  }, 60_000)
-})
+    // The test's own expect: expect.poll needs to know its test, and others run beside it.
+    it('keeps the relative server, so Try it out calls where the page came from', async ({ expect }) => {
+      const { port } = proxy.address() as AddressInfo
+      const { body } = await getJson(`http://127.0.0.1:${port}/openapi.json`)
+      expect((body.servers as Server[])[0]?.url).toBe(sandbox.apiUrl)
+      await page.goto(`http://127.0.0.1:${port}/`)
+      const options = page.locator('.servers select option')
+      await expect.poll(() => options.count(), { timeout: 15_000 }).toBe(3)
+      expect(await options.evaluateAll((list) => list.map((option) => (option as HTMLOptionElement).value))).toEqual(
+        relativeServers(DOCUMENTS.api).map((server) => server.url),
+      )
+      await page.locator('#operations-pets-listPets').click()
+      await page.locator('#operations-pets-listPets .try-out__btn').click()
+      await page.locator('#operations-pets-listPets .execute').click()
+      const status = page.locator('#operations-pets-listPets .live-responses-table tbody .response-col_status').first()
+      await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('200')
+      expect(proxied.filter((line) => line.startsWith('GET /v1/'))).toEqual(['GET /v1/pets?limit=20'])
+    }, 60_000)
+  },
+)
 
-describe("Redocly's recommended rules", () => {
+describe.concurrent("Redocly's recommended rules", () => {
   it.each(Object.values(DOCUMENTS))('find no error in %s, and only warnings the docs name as choices', async (file) => {
     const config = await createConfig({ extends: ['recommended'] })
     const problems = await lint({ ref: new URL(`../${file}`, import.meta.url).pathname, config })

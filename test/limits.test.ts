@@ -124,6 +124,36 @@ describe('the pools', () => {
     expect(cache.bytes()).toBe(40)
   })
 
+  it('the list cache keeps a list from its second ask on, per owner, and never without a budget', () => {
+    const cache = createListCache(100)
+    const [a, b] = [cache.newOwner(), cache.newOwner()]
+    expect(cache.askedBefore(a, 'available:10')).toBe(false)
+    expect(cache.askedBefore(b, 'available:10')).toBe(false)
+    expect(cache.askedBefore(a, 'available:11')).toBe(false)
+    expect(cache.askedBefore(a, 'available:10')).toBe(true)
+    expect(cache.askedBefore(b, 'available:10')).toBe(true)
+    const none = createListCache(0)
+    const owner = none.newOwner()
+    expect(none.askedBefore(owner, ':5')).toBe(false)
+    expect(none.askedBefore(owner, ':5')).toBe(false)
+  })
+
+  it('a list asked once is answered right and not kept; asked again, it is kept until a write', async () => {
+    const sandbox = createSandbox({ isolate: true, generate: 50, randomSeed: 1 })
+    const list = async () => (await (await send(sandbox, 'key-a', 'GET', '/v1/pets?limit=20')).json()) as unknown[]
+    const used = async () => (await health(sandbox)).limits.listCacheBytes?.used
+    const first = await list()
+    expect(first).toHaveLength(20)
+    expect(await used()).toBe(0)
+    expect(await list()).toEqual(first)
+    const kept = await used()
+    expect(kept).toBeGreaterThan(0)
+    expect(await list()).toEqual(first)
+    expect(await used()).toBe(kept)
+    await send(sandbox, 'key-a', 'POST', '/v1/pets', '{"name":"Fresh","categoryId":1}')
+    expect(await used()).toBe(0)
+  })
+
   it('listPets answers stay within listCacheBytes, however many tenants ask, and stay right', async () => {
     const sandbox = createSandbox({
       isolate: true,
@@ -131,8 +161,9 @@ describe('the pools', () => {
       randomSeed: 1,
       limits: { listCacheBytes: 64 * 1024 },
     })
+    // Each list twice: a list is kept from its second ask on.
     for (let tenant = 0; tenant < 20; tenant++) {
-      for (const limit of [5, 50, 100]) {
+      for (const limit of [5, 50, 100, 5, 50, 100]) {
         const response = await send(sandbox, `key-${tenant}`, 'GET', `/v1/pets?limit=${limit}`)
         expect(((await response.json()) as unknown[]).length).toBe(limit)
       }

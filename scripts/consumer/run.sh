@@ -10,6 +10,10 @@ here="$repo/scripts/consumer"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
+# Every job's npm reads one cache (npm's own, ~/.npm, which CI's npm ci filled with most of what
+# they install) without asking the registry again for what it holds (--prefer-offline): a job's
+# install then waits on the registry only for what no earlier install fetched.
+export npm_config_prefer_offline=true
 # CONSUMER_TARBALL, when set, is a tarball packed already (.ci/run packs once for attw and this).
 export CONSUMER_TARBALL
 if [ -z "${CONSUMER_TARBALL:-}" ]; then

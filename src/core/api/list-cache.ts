@@ -8,6 +8,14 @@
  * eviction walks from the oldest, giving each marked entry a second chance at the back. A hit,
  * which every repeated poll is, then costs one map lookup and no reordering.
  *
+ * A list is kept from its second ask on (`askedBefore`), not its first: answers asked once, as
+ * when many keys each walk many shapes, would pass through the cache and out again. An answer kept
+ * that long outlives the young generation's scavenges, so V8 moves each one to the old
+ * generation, where it dies; the old generation then grows to its limit between mark-compacts,
+ * and the process's peak RSS with it (issue 49; bench/tenants-memory.mjs measures it). What
+ * remembers the first asks is one fixed table of hashes, made once: it holds no string and grows
+ * with nothing a client sends.
+ *
  * May import: core/api, core/http, core/limits.ts, zod, pure-rand (faker lazily). No msw, no node:*, no adapter.
  */
 
@@ -20,7 +28,19 @@ export interface ListCache {
   bytes(): number
   /** A number no other owner of this cache has. */
   newOwner(): number
+  /**
+   * True when this owner's list `key` was asked recently before (it is worth keeping); else
+   * notes the ask and answers false. A rare collision of two lists' hashes answers true early,
+   * which only keeps a list a little sooner.
+   */
+  askedBefore(owner: number, key: string): boolean
 }
+
+/**
+ * How many recent first asks the cache remembers: 16,384 hashes (64 KiB). A list polled once a
+ * second among 3,000 other lists a second is still remembered at its next poll 5 times in 6.
+ */
+const ASKS_REMEMBERED = 16_384
 
 interface Entry {
   readonly owner: number
@@ -35,6 +55,8 @@ export function createListCache(maxBytes: number): ListCache {
   const order = new Set<Entry>()
   let bytes = 0
   let owners = 0
+  // A slot per hash's low bits, holding the hash with its lowest bit set: 0 is an empty slot, never a mark.
+  const asked = new Uint32Array(maxBytes > 0 ? ASKS_REMEMBERED : 0)
   const remove = (entry: Entry) => {
     order.delete(entry)
     bytes -= entry.text.length
@@ -91,5 +113,23 @@ export function createListCache(maxBytes: number): ListCache {
     },
     bytes: () => bytes,
     newOwner: () => ++owners,
+    askedBefore(owner, key) {
+      if (asked.length === 0) return false
+      const hash = hashOf(owner, key)
+      const slot = hash & (asked.length - 1)
+      const mark = (hash | 1) >>> 0
+      if (asked[slot] === mark) return true
+      asked[slot] = mark
+      return false
+    },
   }
+}
+
+/** FNV-1a over the owner's number and the key's UTF-16 code units: cheap, and no allocation. */
+function hashOf(owner: number, key: string): number {
+  let hash = Math.imul(0x811c9dc5 ^ owner, 0x01000193)
+  for (let index = 0; index < key.length; index++) {
+    hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193)
+  }
+  return hash
 }
