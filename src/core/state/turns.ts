@@ -16,7 +16,7 @@ export type Release = () => void
 export interface Turns {
   /** Resolves with the turn's release once it is this caller's turn. */
   take(): Promise<Release>
-  /** How many hold or wait for a turn now: for health. */
+  /** How many hold or wait for a turn now (test/record-turns.test.ts reads it). */
   readonly busy: number
 }
 
