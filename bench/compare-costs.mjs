@@ -57,11 +57,11 @@ export function installSize(tree) {
  * for the browser, minified, split as a bundler splits it; counted: the entry, what it imports,
  * and the chunks its dynamic imports load for `persist` (the keeper's), not those it loads only
  * for other options (faker, for `generate`). msw stays out: it is the app's own, sandbox or not.
- * Undefined for a tree whose sandbox has no `persist` (before 0.14.0).
+ * Null for a tree whose sandbox has no `persist` (before 0.14.0): nothing to hold head against.
  */
 export async function persistBundle(tree) {
   const index = join(tree.folder, 'dist', 'src', 'index.js')
-  if (!readFileSync(index, 'utf8').includes('persist')) return undefined
+  if (!readFileSync(index, 'utf8').includes('persist')) return null
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-compare-bundle-'))
   try {
     const result = await build({
@@ -115,8 +115,6 @@ export async function costsOf(tree, { rssRuns, log = console.log }) {
   const install = installSize(tree)
   log(`${tree.name}: installed ${install.toFixed(1)} MB`)
   const bundle = await persistBundle(tree)
-  log(
-    `${tree.name}: persisted sandbox's browser bundle ${bundle === undefined ? 'n/a' : `${bundle.toFixed(1)} KB gzipped`}`,
-  )
+  log(`${tree.name}: persisted sandbox's browser bundle ${bundle === null ? 'n/a' : `${bundle.toFixed(1)} KB gzipped`}`)
   return { tenantsRss: rss.length === 0 ? undefined : median(rss), install, persistBundle: bundle }
 }

@@ -15,11 +15,14 @@ export const THRESHOLDS = {
   getPet: { better: 'higher', threshold: 0.9 },
   createPet: { better: 'higher', threshold: 0.85 },
   // What createPet's counted turns promote to the old generation, per 1,000 creates, on a server
-  // that served the GETs first: 0.15.0 promoted 7-8x 0.9.0's (the issue's own bound: within 2x).
-  createPromoted: { better: 'lower', threshold: 2 },
+  // that served the GETs first: 0.15.0 promoted 9x 0.9.0's. HEAD against HEAD read up to 1.66 (a
+  // median near 0.3 MB moves by a few scavenges' worth), so 2.5, not issue 49's bound of 2x, which
+  // test/pretenuring.test.ts holds from the mechanism's side.
+  createPromoted: { better: 'lower', threshold: 2.5 },
   inProcess: { better: 'higher', threshold: 0.85 },
+  // The peak RSS of one tree moved by 1-4 MB of about 127 between runs (bench/tenants-memory.mjs).
+  tenantsRss: { better: 'lower', threshold: 1.1 },
   // Sizes do not move between builds of the same code: what passes is growth a release means.
-  tenantsRss: { better: 'lower', threshold: 1.05 },
   install: { better: 'lower', threshold: 1.05 },
   persistBundle: { better: 'lower', threshold: 1.05 },
   npmTest: { better: 'lower', threshold: 1.2 },
@@ -83,8 +86,11 @@ export function verdicts({ http = {}, inProcess, costs = {}, gates }) {
       const promotedValues = Object.fromEntries(
         Object.entries(traced).map(([name, samples]) => [name, median(samples.map(mb))]),
       )
+      // The medians' ratio, not the rounds': what a server promotes does not follow the machine's
+      // slow moments as its req/s does, and a round's ratio of two figures near 0.3 MB is mostly
+      // noise (HEAD against HEAD, docs/performance.md).
       const promotedRatios = Object.fromEntries(
-        others(traced).map((name) => [name, perRound(traced.head, traced[name], (h, o) => mb(h) / mb(o))]),
+        others(traced).map((name) => [name, promotedValues.head / promotedValues[name]]),
       )
       rows.push(row('createPromoted', promotedValues, promotedRatios))
     }
@@ -105,10 +111,13 @@ export function verdicts({ http = {}, inProcess, costs = {}, gates }) {
     const values = Object.fromEntries(Object.entries(costs).map(([name, figures]) => [name, figures[measure]]))
     const ratios = Object.fromEntries(
       others(costs)
-        .filter((name) => values[name] !== undefined)
+        .filter((name) => values[name] != null)
         .map((name) => [name, values.head / values[name]]),
     )
-    rows.push(row(measure, values, ratios))
+    // Null: the tree has no such thing (no persist before 0.14.0), so nothing to hold head
+    // against. Undefined (a time never recorded) stays gated, and fails: the gate cannot see.
+    const costRow = row(measure, values, ratios)
+    rows.push({ ...costRow, gated: costRow.gated.filter((name) => values[name] !== null) })
   }
   return rows
 }
@@ -131,7 +140,8 @@ export const beaten = (rows, anchorsOf) =>
       .filter((name) => {
         const ratio = row.ratios[name]
         if (!Number.isFinite(ratio)) return false
-        return row.better === 'higher' ? ratio > 2 - row.threshold : ratio < 2 - row.threshold
+        // The threshold's mirror: as far past 1 on the good side as the gate allows on the bad.
+        return row.better === 'higher' ? ratio > 1 / row.threshold : ratio < 1 / row.threshold
       })
       .map((name) => `${row.label} at ${fixed(row.ratios[name], 2)} of its anchor ${name}`),
   )

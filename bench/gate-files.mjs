@@ -1,13 +1,16 @@
 // When the speed gate's rehearsals must run. A rehearsal proves that bench:compare can fail: an
 // old regression, measured again, must fail the gate. What it proves changes only with the gate's
-// own code, so CI runs the rehearsals when a file the gate reads changed since the previous
-// release, and says so when it skips them (test/gate-files.test.ts holds the rule).
+// own code, so CI runs the rehearsals unless the gate's files are, byte for byte, what they were
+// when the rehearsals last passed: bench/rehearsed.json keeps the digest of that state, written
+// by a run whose rehearsals passed (test/gate-files.test.ts holds the rule).
 //
-//   node bench/gate-files.mjs changed BASE   exit 0 when a gate file changed from BASE to the
-//                                            working tree (or any file is new), 1 when none did
-//   node bench/gate-files.mjs list           the gate's files, one a line
-import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+//   node bench/gate-files.mjs rehearsed   exit 0 when the gate's files are as they were when the
+//                                         rehearsals last passed, 1 when not (and which changed)
+//   node bench/gate-files.mjs record      writes bench/rehearsed.json for the files as they are
+//   node bench/gate-files.mjs list        the gate's files, one a line
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -53,48 +56,60 @@ export function gateFiles(root = ROOT) {
   return [...found].sort()
 }
 
-/** The files that differ between `base` and the working tree, tracked or new. */
-function changedFiles(root, base) {
-  const git = (...args) => {
-    const run = spawnSync('git', args, { cwd: root, encoding: 'utf8' })
-    if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr.trim()}`)
-    return run.stdout.split('\n').filter((line) => line !== '')
+const RECORD = 'bench/rehearsed.json'
+
+/** What the gate reads of a file: the whole of it, or its part of a shared one. */
+function gateText(root, file) {
+  const path = join(root, file)
+  if (!existsSync(path)) return ''
+  const text = readFileSync(path, 'utf8')
+  return PARTS[file] === undefined ? text : PARTS[file](text)
+}
+
+/** Each gate file's digest, by name: what a rehearsal proved its result for. */
+export function gateDigests(root = ROOT) {
+  return Object.fromEntries(
+    gateFiles(root).map((file) => [file, createHash('sha256').update(gateText(root, file)).digest('hex')]),
+  )
+}
+
+/** The gate's files that differ from the state the rehearsals last passed on: all of them with no record. */
+export function unrehearsedGateFiles(root = ROOT) {
+  const path = join(root, RECORD)
+  const recorded = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')).files : {}
+  return Object.entries(gateDigests(root))
+    .filter(([file, digest]) => recorded[file] !== digest)
+    .map(([file]) => file)
+}
+
+/** Records the gate's files as rehearsed (after its rehearsals passed). */
+export function recordRehearsed(root = ROOT) {
+  const record = {
+    $comment: 'written by bench/gate-files.mjs record after the rehearsals in .ci/run passed on these files',
+    date: new Date().toISOString(),
+    loadAverage: Number(loadavg()[0].toFixed(2)),
+    files: gateDigests(root),
   }
-  return new Set([...git('diff', '--name-only', base, '--'), ...git('ls-files', '--others', '--exclude-standard')])
-}
-
-/** A file's text at `base`, or undefined where it had none. */
-function textAt(root, base, file) {
-  const shown = spawnSync('git', ['show', `${base}:${file}`], { cwd: root, encoding: 'utf8' })
-  return shown.status === 0 ? shown.stdout : undefined
-}
-
-/** The gate's files that changed since `base`: empty when the rehearsals would prove nothing new. */
-export function changedGateFiles(base, root = ROOT) {
-  const changed = changedFiles(root, base)
-  return gateFiles(root).filter((file) => {
-    if (!changed.has(file)) return false
-    const part = PARTS[file]
-    if (part === undefined) return true
-    const before = textAt(root, base, file)
-    return before === undefined || part(before) !== part(readFileSync(join(root, file), 'utf8'))
-  })
+  writeFileSync(join(root, RECORD), `${JSON.stringify(record, null, 2)}\n`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [command, base] = process.argv.slice(2)
+  const [command] = process.argv.slice(2)
   if (command === 'list') {
     console.log(gateFiles().join('\n'))
-  } else if (command === 'changed' && base !== undefined) {
-    const changed = changedGateFiles(base)
+  } else if (command === 'rehearsed') {
+    const changed = unrehearsedGateFiles()
     console.log(
       changed.length === 0
-        ? `No file of the speed gate changed since ${base}.`
-        : `The speed gate's files changed since ${base}: ${changed.join(', ')}.`,
+        ? `The speed gate's files are as they were when its rehearsals last passed (${RECORD}).`
+        : `The speed gate's files changed since its rehearsals last passed: ${changed.join(', ')}.`,
     )
-    process.exitCode = changed.length === 0 ? 1 : 0
+    process.exitCode = changed.length === 0 ? 0 : 1
+  } else if (command === 'record') {
+    recordRehearsed()
+    console.log(`${RECORD}: the speed gate's files as rehearsed.`)
   } else {
-    console.error('usage: node bench/gate-files.mjs changed BASE | list')
+    console.error('usage: node bench/gate-files.mjs rehearsed | record | list')
     process.exitCode = 2
   }
 }

@@ -15,6 +15,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import prettier from 'prettier'
 import { git, versionAt } from './compare-refs.mjs'
 import { median } from './stats.mjs'
 
@@ -68,13 +69,18 @@ async function record() {
         release: versionAt(root, clone.sha),
         seconds: Number(median(clone.seconds).toFixed(1)),
         runs: clone.seconds.map((seconds) => Number(seconds.toFixed(1))),
-        measured: `${new Date().toISOString().slice(0, 10)}, fresh clones at rest, interleaved with ${clones
-          .filter((other) => other !== clone)
-          .map((other) => versionAt(root, other.sha))
-          .join(', ')}, load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
+        measured: `${new Date().toISOString().slice(0, 10)}, a fresh clone${
+          clones.length === 1
+            ? ''
+            : `, interleaved with ${clones
+                .filter((other) => other !== clone)
+                .map((other) => versionAt(root, other.sha))
+                .join(', ')}`
+        }, load average ${load.map((l) => l.toFixed(2)).join(' -> ')}`,
       }
     }
-    writeFileSync(FILE(root), `${JSON.stringify(file, null, 2)}\n`)
+    // In the repository's style, so that lint passes on the record as written.
+    writeFileSync(FILE(root), await prettier.format(JSON.stringify(file), { parser: 'json' }))
   } finally {
     rmSync(work, { recursive: true, force: true })
   }

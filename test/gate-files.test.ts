@@ -1,9 +1,9 @@
 /**
- * The rule that lets CI skip the speed gate's rehearsals (bench/gate-files.mjs): they run when a
- * file the gate reads changed since the previous release, and only then. Proved two ways: the
- * rule's list holds every module bench/compare.mjs loads, as Node itself reports them, and the
- * child scripts it starts; and in a scratch repository, a change to one of them is seen while a
- * change elsewhere (the sources, a release's version, another CI stage) is not.
+ * The rule that lets CI skip the speed gate's rehearsals (bench/gate-files.mjs): they run unless
+ * the files the gate reads are as they were when the rehearsals last passed (bench/rehearsed.json).
+ * Proved two ways: the rule's list holds every module bench/compare.mjs loads, as Node itself
+ * reports them, and the child scripts it starts; and in a scratch folder, a change to one of them
+ * is seen while a change elsewhere (the sources, a release's version, another CI stage) is not.
  */
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,19 +11,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { changedGateFiles, gateFiles } from '../bench/gate-files.mjs'
+import { gateFiles, recordRehearsed, unrehearsedGateFiles } from '../bench/gate-files.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const folders: string[] = []
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true })
 })
-
-function git(cwd: string, ...args: string[]): string {
-  const run = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' })
-  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`)
-  return run.stdout.trim()
-}
 
 /** The bench/ modules Node loads for bench/compare.mjs, from a resolve hook, before it exits on a usage error. */
 function modulesLoaded(): string[] {
@@ -89,28 +83,31 @@ describe("the speed gate's files", () => {
       mkdirSync(join(folder, dirname(file)), { recursive: true })
       copyFileSync(join(root, file), join(folder, file))
     }
-    git(folder, 'init', '-q')
-    git(folder, 'add', '-A')
-    git(folder, 'commit', '-qm', 'the previous release')
-    const base = git(folder, 'rev-parse', 'HEAD')
     const edit = (file: string, change: (text: string) => string) => {
       writeFileSync(join(folder, file), change(readFileSync(join(folder, file), 'utf8')))
     }
-    expect(changedGateFiles(base, folder)).toEqual([])
+    // No record: every file is unrehearsed.
+    expect(unrehearsedGateFiles(folder)).toEqual(gateFiles(folder))
+    recordRehearsed(folder)
+    expect(unrehearsedGateFiles(folder)).toEqual([])
 
     edit('src/core/dispatch.ts', (text) => `${text}\n// a change to the sources\n`)
     edit('package.json', (text) => text.replace(/"version": "[^"]+"/, '"version": "99.0.0"'))
     edit('.ci/run', (text) => `${text}\n# another stage\necho other\n`)
-    expect(changedGateFiles(base, folder)).toEqual([])
+    expect(unrehearsedGateFiles(folder)).toEqual([])
 
     edit('bench/wrk.mjs', (text) => `${text}\n// a change to the load generator\n`)
-    expect(changedGateFiles(base, folder)).toEqual(['bench/wrk.mjs'])
+    expect(unrehearsedGateFiles(folder)).toEqual(['bench/wrk.mjs'])
 
     edit('package.json', (text) =>
       text.replace(/"bench:compare": "[^"]+"/, '"bench:compare": "node bench/compare.mjs"'),
     )
     edit('.ci/run', (text) => text.replace(/bench:compare --silent --/, 'bench:compare --silent -- --rounds 1'))
     edit('bench/anchors.json', (text) => text.replace('"anchors"', '"anchors" '))
-    expect(changedGateFiles(base, folder)).toEqual(['.ci/run', 'bench/anchors.json', 'bench/wrk.mjs', 'package.json'])
+    expect(unrehearsedGateFiles(folder)).toEqual(['.ci/run', 'bench/anchors.json', 'bench/wrk.mjs', 'package.json'])
+
+    // Rehearsed again, as they are now: nothing to prove until the next change.
+    recordRehearsed(folder)
+    expect(unrehearsedGateFiles(folder)).toEqual([])
   })
 })

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { needs } from './support/programs.js'
 import { spawnCli, waitFor, type Cli } from './support/spawn-cli.js'
 
@@ -40,26 +40,23 @@ interface Npx extends Cli {
   npxExit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-const running: Npx[] = []
-afterEach(async () => {
-  for (const npx of running.splice(0)) {
-    // The whole group, server included: a failed test must not leave a server behind.
-    if (npx.child.pid !== undefined) {
-      try {
-        process.kill(-npx.child.pid, 'SIGKILL')
-      } catch {
-        // Already gone.
-      }
+/** Kills the whole group, server included: a failed test must not leave a server behind. */
+async function kill(npx: Npx): Promise<void> {
+  if (npx.child.pid !== undefined) {
+    try {
+      process.kill(-npx.child.pid, 'SIGKILL')
+    } catch {
+      // Already gone.
     }
-    await npx.exited
   }
-})
+  await npx.exited
+}
 
 /**
  * `npx --no-install petstore-sandbox ...args` in the project, through `shell`, in a process group
  * of its own, as a terminal's foreground job is: a signal to the group is Ctrl-C's.
  */
-function npx(args: string[], shell: string): Npx {
+function npx(args: string[], shell: string, onTestFinished: (cleanup: () => Promise<void>) => void): Npx {
   const child = spawn('npx', ['--no-install', 'petstore-sandbox', ...args], {
     cwd: project,
     env: { ...process.env, npm_config_script_shell: shell, npm_config_update_notifier: 'false' },
@@ -78,7 +75,8 @@ function npx(args: string[], shell: string): Npx {
   // which writes to the same pipes. So it means the server is gone too.
   const exited = once(child, 'close').then(([code]) => code as number | null)
   const started = { child, stdout: () => stdout, stderr: () => stderr, exited, npxExit }
-  running.push(started)
+  // The test's own hook, not afterEach: the tests run beside each other, each with its own npx.
+  onTestFinished(() => kill(started))
   return started
 }
 
@@ -135,63 +133,75 @@ const SHELLS = [
   },
 ] as const
 
-describe.each(SHELLS)("started through npx, with $shell as npm's sh", ({ shell, ctrlC, sigterm, sigtermStopped }) => {
-  const can = needs(shell === 'dash' ? 'dash' : 'bash')
+// Every test starts npx processes of its own, in process groups of their own, on ports from 0: the
+// tests run beside each other (most of each is waiting for a process to start or end).
+describe.concurrent.each(SHELLS)(
+  "started through npx, with $shell as npm's sh",
+  ({ shell, ctrlC, sigterm, sigtermStopped }) => {
+    const can = needs(shell === 'dash' ? 'dash' : 'bash')
 
-  it.skipIf(!can)(
-    'stops on SIGTERM to npx alone, and npx ends as the docs say',
-    async () => {
-      const started = npx(['--port', '0', '--quiet'], shell)
-      const apiUrl = await listening(started)
-      process.kill(started.child.pid ?? 0, 'SIGTERM')
-      expect(await started.npxExit).toEqual(sigterm)
-      await stopped(started)
-      expect(started.stdout()).toContain(sigtermStopped)
-      expect(await refused(apiUrl)).toBe('ECONNREFUSED')
-    },
-    SLOW,
-  )
+    it.skipIf(!can)(
+      'stops on SIGTERM to npx alone, and npx ends as the docs say',
+      async ({ expect, onTestFinished }) => {
+        const started = npx(['--port', '0', '--quiet'], shell, onTestFinished)
+        const apiUrl = await listening(started)
+        process.kill(started.child.pid ?? 0, 'SIGTERM')
+        expect(await started.npxExit).toEqual(sigterm)
+        await stopped(started)
+        expect(started.stdout()).toContain(sigtermStopped)
+        expect(await refused(apiUrl)).toBe('ECONNREFUSED')
+      },
+      SLOW,
+    )
 
-  it.skipIf(!can)(
-    'stops when npx is killed with SIGKILL: it notices npx is gone',
-    async () => {
-      const started = npx(['--port', '0', '--quiet'], shell)
-      const apiUrl = await listening(started)
-      process.kill(started.child.pid ?? 0, 'SIGKILL')
-      expect(await started.npxExit).toEqual({ code: null, signal: 'SIGKILL' })
-      await stopped(started)
-      expect(started.stdout()).toMatch(/^Stopping \(npx is gone\)\.\nStopped \(npx is gone\)\.$/m)
-      expect(await refused(apiUrl)).toBe('ECONNREFUSED')
-    },
-    SLOW,
-  )
+    it.skipIf(!can)(
+      'stops when npx is killed with SIGKILL: it notices npx is gone',
+      async ({ expect, onTestFinished }) => {
+        const started = npx(['--port', '0', '--quiet'], shell, onTestFinished)
+        const apiUrl = await listening(started)
+        process.kill(started.child.pid ?? 0, 'SIGKILL')
+        expect(await started.npxExit).toEqual({ code: null, signal: 'SIGKILL' })
+        await stopped(started)
+        expect(started.stdout()).toMatch(/^Stopping \(npx is gone\)\.\nStopped \(npx is gone\)\.$/m)
+        expect(await refused(apiUrl)).toBe('ECONNREFUSED')
+      },
+      SLOW,
+    )
 
-  it.skipIf(!can)(
-    'stops gracefully on Ctrl-C (SIGINT to the group), and npx ends as the docs say',
-    async () => {
-      const started = npx(['--port', '0', '--quiet'], shell)
-      const apiUrl = await listening(started)
-      process.kill(-(started.child.pid ?? 0), 'SIGINT')
-      expect(await started.npxExit).toEqual(ctrlC)
-      await stopped(started)
-      expect(started.stdout()).toMatch(/^Stopping \(SIGINT\)\.\nStopped \(SIGINT\)\.$/m)
-      expect(started.stderr()).not.toContain('again')
-      expect(await refused(apiUrl)).toBe('ECONNREFUSED')
-    },
-    SLOW,
-  )
-})
+    it.skipIf(!can)(
+      'stops gracefully on Ctrl-C (SIGINT to the group), and npx ends as the docs say',
+      async ({ expect, onTestFinished }) => {
+        const started = npx(['--port', '0', '--quiet'], shell, onTestFinished)
+        const apiUrl = await listening(started)
+        process.kill(-(started.child.pid ?? 0), 'SIGINT')
+        expect(await started.npxExit).toEqual(ctrlC)
+        await stopped(started)
+        expect(started.stdout()).toMatch(/^Stopping \(SIGINT\)\.\nStopped \(SIGINT\)\.$/m)
+        expect(started.stderr()).not.toContain('again')
+        expect(await refused(apiUrl)).toBe('ECONNREFUSED')
+      },
+      SLOW,
+    )
+  },
+)
 
-describe('--help', () => {
+describe.concurrent('--help', () => {
+  // One --help for both tests: what it prints does not change between them.
+  let printed: Promise<{ code: number | null; lines: string[] }> | undefined
   async function help(): Promise<string[]> {
-    const cli = spawnCli(['--help'])
-    expect(await cli.exited).toBe(0)
-    return cli.stdout().trimEnd().split('\n')
+    printed ??= (async () => {
+      const cli = spawnCli(['--help'])
+      const code = await cli.exited
+      return { code, lines: cli.stdout().trimEnd().split('\n') }
+    })()
+    const { code, lines } = await printed
+    expect(code).toBe(0)
+    return lines
   }
 
   it(
     'ends with three examples, then the URLs of the dashboard, the API reference and the docs',
-    async () => {
+    async ({ expect }) => {
       const lines = await help()
       const examples = lines.slice(lines.indexOf('Examples:') + 1)
       expect(examples.filter((line) => line.startsWith('  npx petstore-sandbox'))).toEqual([
@@ -212,30 +222,34 @@ describe('--help', () => {
 
   it.skipIf(!needs('dash'))(
     'its examples run as printed through npx, and its URLs are pages the server serves',
-    async () => {
+    async ({ expect, onTestFinished }) => {
       const lines = await help()
       const examples = lines.filter((line) => line.startsWith('  npx petstore-sandbox'))
       expect(examples).toHaveLength(3)
       const pages = lines.slice(-3, -1).map((line) => new URL(line.replace(/^[^:]+: +/, '')).pathname)
       expect(pages).toEqual(['/__sandbox/', '/'])
-      for (const example of examples) {
-        // A free port in place of 3210, which may be taken: a later --port wins.
-        const args = example.trim().split(/ +/).slice(2)
-        const started = npx([...args, '--port', '0', '--quiet'], 'dash')
-        const apiUrl = await listening(started)
-        const origin = apiUrl.replace(/\/v1$/, '')
-        for (const page of pages) {
-          const response = await fetch(`${origin}${page}`)
-          expect([page, response.status, response.headers.get('content-type')]).toEqual([
-            page,
-            200,
-            'text/html; charset=utf-8',
-          ])
-        }
-        process.kill(-(started.child.pid ?? 0), 'SIGINT')
-        await stopped(started)
-        expect(started.stdout()).toContain('Stopped (SIGINT).')
-      }
+      // The examples side by side, each on a port of its own.
+      await Promise.all(
+        examples.map(async (example) => {
+          // A free port in place of 3210, which may be taken: a later --port wins.
+          const args = example.trim().split(/ +/).slice(2)
+          const started = npx([...args, '--port', '0', '--quiet'], 'dash', onTestFinished)
+          const apiUrl = await listening(started)
+          const origin = apiUrl.replace(/\/v1$/, '')
+          for (const page of pages) {
+            const response = await fetch(`${origin}${page}`)
+            expect([example, page, response.status, response.headers.get('content-type')]).toEqual([
+              example,
+              page,
+              200,
+              'text/html; charset=utf-8',
+            ])
+          }
+          process.kill(-(started.child.pid ?? 0), 'SIGINT')
+          await stopped(started)
+          expect(started.stdout()).toContain('Stopped (SIGINT).')
+        }),
+      )
     },
     SLOW,
   )
