@@ -15,7 +15,7 @@ if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
   exit 1
 fi
 
-FILES=(test/reference-page.test.ts test/haproxy.test.ts test/proxy.test.ts test/terminal.test.ts test/upstream.test.ts test/state-lock.test.ts)
+FILES=(test/reference-page.test.ts test/haproxy.test.ts test/proxy.test.ts test/terminal.test.ts test/upstream.test.ts test/state-lock.test.ts test/disk-faults.test.ts)
 # Every Chromium the tests would take (test/support/programs.ts): CHROMIUM_PATH, else Debian's
 # headless shell and its full chromium, each where installed.
 if [ -n "${CHROMIUM_PATH:-}" ]; then

@@ -266,7 +266,9 @@ const TABLE: readonly Row[] = [
     path: '/__sandbox/reset',
     wrongMethod: 'GET',
     success: { status: 204 },
-    statuses: [204, 400, 401, 403, 405, 408, 413, 414, 417, 431, 500, 501],
+    // 507: with --state-file, a reset that could not be written to disk (the commit stage).
+    statuses: [204, 400, 401, 403, 405, 408, 413, 414, 417, 431, 500, 501, 507],
+    adds: { 507: ['insufficient_storage'] },
   }),
   admin({
     id: 'listRequests',
@@ -432,8 +434,9 @@ const TABLE: readonly Row[] = [
     wrongMethod: 'PUT',
     given: CHECKPOINT_SAVED,
     success: { status: 204 },
-    statuses: [204, 400, 401, 403, 404, 405, 408, 413, 414, 417, 431, 500, 501],
-    adds: { 404: ['checkpoint_not_found'] },
+    // 507: with --state-file, a removal that could not be written to disk (the commit stage).
+    statuses: [204, 400, 401, 403, 404, 405, 408, 413, 414, 417, 431, 500, 501, 507],
+    adds: { 404: ['checkpoint_not_found'], 507: ['insufficient_storage'] },
   }),
   admin({
     id: 'listHolds',
@@ -528,6 +531,14 @@ const NOT_PRODUCED: readonly { ids: readonly string[]; status: number; code: Cod
     why:
       'needs the createdPets pool spent by another tenant after the checkpoint was saved (one request cannot arrange it); ' +
       'test/checkpoints.test.ts produces it',
+  },
+  {
+    ids: ['resetSandbox', 'deleteCheckpoint'],
+    status: 507,
+    code: 'insufficient_storage',
+    why:
+      'answered only with --state-file on a disk that refuses the write (the commit stage), which no request can arrange; ' +
+      'test/acknowledged.test.ts produces it on a full and on a read-only file system',
   },
 ]
 

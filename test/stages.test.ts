@@ -4,6 +4,7 @@
  * recording, the admin gate, and what every answer gets last. The whole way is tested elsewhere
  * (core.test.ts, edges.test.ts, hardening.test.ts); here each stage's own rules.
  */
+import { createTurns } from '../src/core/state/turns.js'
 import { describe, expect, it } from 'vitest'
 import { createCounters } from '../src/core/state/counters.js'
 import { createDelays } from '../src/core/state/delays.js'
@@ -215,7 +216,12 @@ describe('the forwarding stage', () => {
       return Promise.resolve({ status, headers: { 'content-type': 'application/json' }, body })
     },
   })
-  const record = (): ForwardRecord => ({ seen: { body: null, bytes: 0 }, sent: false, violations: undefined })
+  const record = (): ForwardRecord => ({
+    seen: { body: null, bytes: 0 },
+    sent: false,
+    violations: undefined,
+    turn: undefined,
+  })
 
   it('sends the target without the base path, relays the answer and records its violations', async () => {
     const seen: { target?: string } = {}
@@ -224,6 +230,7 @@ describe('the forwarding stage', () => {
       limits,
       basePath: '/v1',
       exchanges: { waiting: 0 },
+      large: createTurns(),
     }
     const kept = record()
     const answer = await forward(
@@ -247,6 +254,7 @@ describe('the forwarding stage', () => {
       limits: resolveLimits({ upstreamRequests: 1 }),
       basePath: '/v1',
       exchanges: { waiting: 1 },
+      large: createTurns(),
     }
     const kept = record()
     await expect(forward(context, getPet, request(), target('/v1/pets/1'), undefined, kept)).rejects.toMatchObject({

@@ -399,13 +399,60 @@ describe('--state-file', () => {
     expect(refused.stderr).toContain('--state-file keeps one set of data, and --isolate gives each key its own')
   })
 
-  it('keeps answering when the folder cannot be written, says so in health, and saves again once it can', async () => {
+  it('answers a write 507 while the folder cannot be written, keeps it in memory, says so in health, and saves it once it can', async () => {
+    const place = folder()
+    const dir = join(place, 'data')
+    mkdirSync(dir)
+    const file = join(dir, 'state.json')
+    // Retries after a failure come from the budget table: set small.
+    const running = await start(file, ['--limit', 'stateSaveIntervalMs=50'])
+    try {
+      // Root writes through a read-only mode, so as root the folder goes away instead, and the
+      // change log with it (an append to a removed log is refused as well as a failed one).
+      // Without root, the log stays writable in a folder of mode 555: the first write is logged,
+      // and the fold after it fails, so the write after that is the refused one.
+      const asRoot = process.getuid?.() === 0
+      if (asRoot) rmSync(dir, { recursive: true, force: true })
+      else {
+        chmodSync(dir, 0o555)
+        expect(await create(running.url, 'Logged')).toBe(201)
+        await healthUntil(running.url, (current) => current.stateFile?.error != null)
+      }
+      const refused = await fetch(`${running.url}/v1/pets`, {
+        method: 'POST',
+        headers: { ...AUTH, ...JSON_BODY },
+        body: JSON.stringify({ name: 'Kept in memory', categoryId: 1 }),
+      })
+      expect(refused.status).toBe(507)
+      const error = (await refused.json()) as { code: string; status: number; message: string }
+      expect(error).toMatchObject({ code: 'insufficient_storage', status: 507 })
+      expect(error.message).toMatch(/the state file could not be written .*kept in memory/)
+      expect((await listed(running.url)).at(-1)?.name).toBe('Kept in memory')
+      const failing = await healthUntil(running.url, (current) => current.stateFile?.error != null)
+      expect(failing.stateFile?.error).toMatch(asRoot ? /removed or replaced while in use|^ENOENT/ : /^EACCES/)
+      // Reads go on.
+      expect(await listed(running.url)).toHaveLength(asRoot ? 33 : 34)
+
+      if (asRoot) mkdirSync(dir)
+      else chmodSync(dir, 0o755)
+      await healthUntil(running.url, (current) => current.stateFile?.error === null)
+      expect(readSaved(file).pets.at(-1)?.name).toBe('Kept in memory')
+      expect(await create(running.url, 'Saved')).toBe(201)
+    } finally {
+      await stop(running)
+    }
+    expect(running.cli.stderr().match(/cannot save/g)).toHaveLength(1)
+    expect(running.cli.stderr()).toContain(`saved ${file} again`)
+    expect(readSaved(file).pets.at(-1)?.name).toBe('Saved')
+  })
+
+  it('with --state-save interval, keeps answering when the folder cannot be written, says so in health, and saves again once it can', async () => {
     const place = folder()
     const dir = join(place, 'data')
     mkdirSync(dir)
     const file = join(dir, 'state.json')
     // Saves (and, after a failure, retries) come from the budget table: set small.
-    const running = await start(file, ['--limit', 'stateSaveIntervalMs=50'])
+    const running = await start(file, ['--state-save', 'interval', '--limit', 'stateSaveIntervalMs=50'])
     try {
       // Root writes through a read-only mode, so as root the folder goes away instead: a save fails either way.
       const asRoot = process.getuid?.() === 0

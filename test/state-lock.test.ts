@@ -209,6 +209,43 @@ describe('the state file lock in one namespace', () => {
   })
 })
 
+describe('a holder killed and not yet reaped (a zombie)', () => {
+  it('is no holder: a restart at once after kill -9 takes the file, while the parent that does not reap it lives', async () => {
+    const file = join(folder(), 'zombie.json')
+    const log = join(folder(), 'first.log')
+    // The sandbox in the background of a shell that then becomes `sleep`, which never waits for
+    // its children: killed, the sandbox stays a zombie (state Z) until the sleep ends.
+    const parent = spawn(
+      'sh',
+      ['-c', '"$0" "$@" >"$LOG" 2>&1 & echo $!; exec sleep 60', process.execPath, ...sandboxArgs(file)],
+      { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, LOG: log } },
+    )
+    const parentExited = new Promise<void>((resolve) => parent.once('close', () => resolve()))
+    let pidText = ''
+    parent.stdout.setEncoding('utf8').on('data', (chunk: string) => (pidText += chunk))
+    try {
+      while (!pidText.includes('\n') || !existsSync(log) || !readFileSync(log, 'utf8').includes('listening on')) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      const pid = Number(pidText.trim())
+      expect(readLock(`${file}.lock`)?.pid).toBe(pid)
+      process.kill(pid, 'SIGKILL')
+      // Until the kernel shows it dead: Z, as the parent does not reap it.
+      const state = () => /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]
+      while (state() !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10))
+      const restarted = spawnNode(sandboxArgs(file))
+      processes.push(restarted)
+      await waitFor(restarted, /listening on/)
+      expect(state()).toBe('Z')
+      restarted.child.kill('SIGTERM')
+      expect(await restarted.exited).toBe(0)
+    } finally {
+      parent.kill('SIGKILL')
+      await parentExited
+    }
+  })
+})
+
 describe('a --state-file that is a dangling symbolic link', () => {
   it('makes the file the link names, saves there, and the link stays a link', async () => {
     const place = folder()

@@ -2,11 +2,13 @@
  * A request to the admin routes or the site (the pages, the document, their assets), through
  * its stages in the order http/stages.ts declares them (ADMIN_STAGES, with the codes each may
  * answer): gate (admin/gate.ts), route, admit (admin/gate.ts), body (its head first, then the
- * body within its cap), control (admin/controls.ts, over the tenant the key scopes).
+ * body within its cap), control (admin/controls.ts, over the tenant the key scopes), commit
+ * (commit.ts, with --state-file: a change on disk before its answer).
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
 import type { Controls } from './admin/controls.js'
+import type { Commit } from './commit.js'
 import type { AdminOperation, SiteContext } from './admin/exchange.js'
 import { admit, refuseOrigin, type AdminGate } from './admin/gate.js'
 import { notFoundOutsideApi } from './docs/site.js'
@@ -37,6 +39,8 @@ export interface AdminContext {
   readonly bodies: BodySlots
   /** Told about unexpected failures (which answer 500). */
   readonly report: (error: unknown, request: CoreRequest) => void
+  /** With --state-file, saving each change before its answer: the commit stage's wait (commit.ts). */
+  readonly commit: Commit | undefined
 }
 
 /** What one admin or site request holds on its way through its stages. */
@@ -115,6 +119,12 @@ const RUNS: Readonly<Record<string, Run>> = {
     }
     way.answer = answer
     return undefined
+  },
+  commit(way, context) {
+    const { operation } = routed(way)
+    if (context.commit === undefined || operation.writes !== true || (way.answer?.status ?? 500) >= 300)
+      return undefined
+    return context.commit()
   },
 }
 

@@ -125,6 +125,9 @@ async function judgedBeforeHold(context: ApiContext, way: ApiWay, caught: Caught
     }
   }
   if (way.refusal === undefined) return caught
+  // Let go at once, its hold's counts as if it had never caught the call; the journal still says
+  // how long it was held while its body came (a body that never ends: the request timeout).
+  way.heldMs = caught.heldMs()
   caught.uncatch()
   return undefined
 }

@@ -1,7 +1,8 @@
 /**
  * The stages that answer an API call: simulate (state/scenarios.ts), then forward (upstream.ts)
- * or the operation over the tenant's data, keep (keep.ts, with --record), and finish: its
- * headers, the counters, the journal and the events (state/journal-writer.ts), a refusal's answer included.
+ * or the operation over the tenant's data, keep (keep.ts, with --record), commit (commit.ts, with
+ * --state-file), and finish: its headers, the counters, the journal and the events
+ * (state/journal-writer.ts), a refusal's answer included.
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
@@ -78,7 +79,25 @@ export const operation: ApiRun = (way, context) => {
 /** With --record, a forwarded answer's pets, kept in the data. */
 export const keep: ApiRun = (way, context) => {
   if (!way.keeping || way.refusal !== undefined || way.answer === undefined) return undefined
-  return answer(way, kept(context, way, routed(way).id as OperationId, way.answer))
+  const keeping = answer(way, kept(context, way, routed(way).id as OperationId, way.answer))
+  // A large answer's turn ends with its recording: the next one's check may start while this call finishes.
+  if (keeping === undefined) {
+    way.turn?.()
+    return undefined
+  }
+  return keeping.finally(() => way.turn?.())
+}
+
+/**
+ * With --state-file, saving each change before its answer: a write the sandbox answered itself
+ * (not the upstream's) waits until it is on disk, or is answered 507 (commit.ts). A recorded
+ * answer is the upstream's, and says nothing of the sandbox's data: it does not wait.
+ */
+export const commit: ApiRun = (way, context) => {
+  const { answer: done } = way
+  if (context.commit === undefined || way.refusal !== undefined || done === undefined) return undefined
+  if (way.sent || way.operation?.writes !== true || done.status >= 300) return undefined
+  return context.commit()
 }
 
 /** Releases what the call held, adds the operation's headers, and writes the call down (state/journal-writer.ts). */
@@ -91,6 +110,7 @@ export const finish: ApiRun = (way, context) => {
         })
       : way.answer
   way.release()
+  way.turn?.()
   if (way.store !== undefined && key !== undefined) context.tenants.release(key)
   const response = withHeaders(context, way, answered)
   const relayed = way.sent ? { ...response, forwarded: forwardedMark(way) } : response

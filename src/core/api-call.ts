@@ -2,7 +2,8 @@
  * An API request, as one way object through its stages in the order http/stages.ts declares them
  * (API_STAGES, with the codes each may answer), each run by its name: key, route, body-head,
  * tenant, hold, body (api-admission.ts); delay, wait (api-way.ts); simulate, then forward or the
- * operation, keep (keep.ts, with --record), finish (api-answer.ts).
+ * operation, keep (keep.ts, with --record), commit (commit.ts, with --state-file), finish
+ * (api-answer.ts).
  *
  * Everything that needs no body is decided first, so a refused body is never read. The key is
  * read first so that the tenant is held from here to the answer, every delay included: a tenant
@@ -21,7 +22,7 @@ import { operationFor } from './http/routes.js'
 import { API_STAGES } from './http/stages.js'
 import type { Target } from './http/target.js'
 import { body, bodyHead, hold, key, route, tenant } from './api-admission.js'
-import { finish, forward, keep, operation, simulate } from './api-answer.js'
+import { commit, finish, forward, keep, operation, simulate } from './api-answer.js'
 import { delay, wait, type ApiContext, type ApiRun, type ApiWay } from './api-way.js'
 
 export type { ApiContext } from './api-way.js'
@@ -41,14 +42,16 @@ const RUNS: Readonly<Record<string, ApiRun>> = {
   forward,
   operation,
   keep,
+  commit,
   finish,
 }
 
 /**
- * The stages a call meets after a refusal, or after an answer (keep, over forward's): the waits,
- * so that a refusal is no faster than an answer, and what writes the call down.
+ * The stages a call meets after a refusal, or after an answer (keep, over forward's; commit, over
+ * the operation's): the waits, so that a refusal is no faster than an answer, and what writes the
+ * call down.
  */
-const AFTER_REFUSAL: ReadonlySet<string> = new Set(['delay', 'wait', 'keep', 'finish'])
+const AFTER_REFUSAL: ReadonlySet<string> = new Set(['delay', 'wait', 'keep', 'commit', 'finish'])
 
 interface Planned {
   readonly run: ApiRun
@@ -150,5 +153,6 @@ function wayOf(context: ApiContext, request: CoreRequest, target: Target): ApiWa
     seen: { body: null, bytes: 0 },
     sent: false,
     violations: undefined,
+    turn: undefined,
   }
 }

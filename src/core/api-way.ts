@@ -5,6 +5,7 @@
  *
  * May import: every core folder, zod. No msw, no node:*, no adapter.
  */
+import type { Commit } from './commit.js'
 import type { Authenticate } from './api/auth.js'
 import type { ApiOperation } from './api/exchange.js'
 import type { Kept } from './api/record.js'
@@ -47,6 +48,8 @@ export interface ApiContext {
   readonly jsonHeaders: Map<ApiOperation, Readonly<Record<string, string>>>
   /** Told about unexpected failures (which answer 500). */
   readonly report: (error: unknown, request: CoreRequest) => void
+  /** With --state-file, saving each change before its answer: the commit stage's wait (commit.ts). */
+  readonly commit: Commit | undefined
 }
 
 /** What one API request holds from its first stage to its finish. */

@@ -121,6 +121,10 @@ const serverFields = (label: Label) => ({
   }),
   // Checked on its own, before the server makes anything (stateFileProblem): named here so it is known.
   stateFile: z.unknown(),
+  stateSave: z.enum(['always', 'interval'], {
+    error:
+      'stateSave must be "always" (every change on disk before its answer) or "interval" (at most once per stateSaveIntervalMs)',
+  }),
   port: integer(label('port'), 0, 65535),
   host: z.string().min(1, { error: 'host must be an interface address, e.g. 127.0.0.1' }),
   allowedHosts: z.union([z.literal('all'), z.array(z.string())], {
@@ -268,9 +272,14 @@ export function optionProblem(name: OptionName, value: unknown, label: Label = b
  */
 export function stateFileProblem(options: {
   readonly stateFile?: unknown
+  readonly stateSave?: unknown
   readonly isolate?: unknown
 }): string | undefined {
-  if (options.stateFile === undefined) return undefined
+  if (options.stateFile === undefined) {
+    return options.stateSave === undefined
+      ? undefined
+      : '--state-save says when --state-file is written: give a --state-file too'
+  }
   if (options.isolate === true) {
     return '--state-file keeps one set of data, and --isolate gives each key its own: use one or the other'
   }

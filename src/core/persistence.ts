@@ -27,9 +27,10 @@ export interface Persistence {
   revision(): number
   /**
    * The file's text now, in pieces: the data is taken in one step, then serialised a slice at a
-   * time with a pause between, so a large state never holds the API for long.
+   * time with a pause between, so a large state never holds the API for long. `taken` is told the
+   * revision of the data taken, in that same step: the changes the text holds, exactly.
    */
-  chunks(): AsyncIterable<string>
+  chunks(taken?: (revision: number) => void): AsyncIterable<string>
   /** Replaces the data and the checkpoints with a file's, after checking all of it; throws StateError naming every problem. */
   load(input: unknown): Promise<void>
 }
@@ -54,7 +55,7 @@ export function createPersistence(
   const kept = createKeptPersistence(whenReady, defaultKey, limits, changes)
   return {
     revision: () => kept.revision(),
-    chunks: () => kept.chunks(),
+    chunks: (taken) => kept.chunks(taken),
     load: (input) => kept.load(input),
   }
 }
@@ -82,11 +83,12 @@ export function createKeptPersistence(
   }
   return {
     revision: () => changes.count,
-    async *chunks() {
+    async *chunks(taken) {
       const { tenants } = await whenReady()
       // One step: the data and the checkpoints as they are now, then serialised in slices.
       const view = tenants.storeFor(defaultKey).view()
       const checkpoints = tenants.existingCheckpoints(defaultKey)?.all() ?? []
+      taken?.(changes.count)
       yield* persistedChunks(view, checkpoints, new Date().toISOString(), pause)
     },
     load: (input) => load(input, false),

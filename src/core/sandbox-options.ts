@@ -110,4 +110,16 @@ export interface Hosting {
   readonly prepare?: (kept: Kept) => Promise<void>
   /** createSandbox with `persist`: told of every change of the data, the checkpoints or the scenarios. */
   readonly changed?: () => void
+  /**
+   * Server with --state-file, saving every change before its answer: told of each pet a create
+   * adds, with the change count it moved to (core/api/store.ts Changes), so that it can append the
+   * pet to its change log rather than write the whole state.
+   */
+  readonly inserted?: (pet: Pet, revision: number) => void
+  /**
+   * Server with --state-file, saving every change before its answer: resolves once every change up
+   * to `revision` is on disk; rejects, saying why, when it could not be written. An answer that
+   * reports a change waits for it (the dispatcher's commit stage).
+   */
+  readonly commit?: (revision: number) => Promise<void>
 }

@@ -38,7 +38,9 @@ import { createAuthenticator, DEFAULT_API_KEY, type Authenticate } from './api/a
 import type { Pet } from './api/contract.js'
 import type { ApiOperation } from './api/exchange.js'
 import { createListCache, type ListCache } from './api/list-cache.js'
+import type { Changes } from './api/store.js'
 import { createRandom } from './api/random.js'
+import { createCommit } from './commit.js'
 import type { Calls } from './dispatch.js'
 import { parseBaseUrl } from './http/base-url.js'
 import type { BodySlots } from './http/body.js'
@@ -113,7 +115,7 @@ export interface SandboxParts {
   /** What the created pets of all tenants use of the createdPets budget. */
   readonly created: { used: number; readonly max: number }
   /** Counts every change of data and checkpoints, in every tenant: what a state file watches. */
-  readonly changes: { count: number }
+  readonly changes: Changes
   readonly checkpointPool: CheckpointPool
   readonly bodies: BodySlots
   readonly startedAt: number
@@ -121,9 +123,10 @@ export interface SandboxParts {
 
 export function createParts(config: SandboxConfig, options: SandboxOptions, hosting: Hosting): SandboxParts {
   const { limits } = config
-  const { changed } = hosting
+  const { changed, inserted } = hosting
   // Only a host that keeps the data elsewhere is told of changes: every other sandbox keeps the plain counter.
-  const changes = changed === undefined ? { count: 0 } : watchedCount(changed)
+  const changes: Changes =
+    changed === undefined ? { count: 0, ...(inserted !== undefined && { inserted }) } : watchedCount(changed, inserted)
   const events = createEventBus()
   const holds = createHoldBook(limits.heldRequests, limits.holds, (key) => {
     events.emit({ type: 'holds', key })
@@ -168,16 +171,18 @@ export function createParts(config: SandboxConfig, options: SandboxOptions, host
  * they change (count++), so a host that keeps the data hears of every change, in every path
  * (the API, the admin routes, the facade), without a list of those paths kept in step by hand.
  */
-function watchedCount(changed: () => void): { count: number } {
-  return new WatchedCount(changed)
+function watchedCount(changed: () => void, inserted: Changes['inserted']): Changes {
+  return new WatchedCount(changed, inserted)
 }
 
 /** A class, so the accessor lives on its prototype (test/request-shape.test.ts holds src to that). */
-class WatchedCount {
+class WatchedCount implements Changes {
   #count = 0
   readonly #changed: () => void
-  constructor(changed: () => void) {
+  readonly inserted: Changes['inserted']
+  constructor(changed: () => void, inserted: Changes['inserted']) {
     this.#changed = changed
+    this.inserted = inserted
   }
   get count(): number {
     return this.#count
@@ -235,6 +240,7 @@ export function buildReady(
   const controls = createControls(config, parts, hosting, tenants)
   const { limits } = config
   const bodies = parts.bodies
+  const commit = hosting.commit === undefined ? undefined : createCommit(parts.changes, hosting.commit)
   return {
     tenants,
     controls,
@@ -253,7 +259,13 @@ export function buildReady(
         forward:
           hosting.upstream === undefined
             ? undefined
-            : { upstream: hosting.upstream, limits, basePath: config.base.path, exchanges: parts.forwarding.exchanges },
+            : {
+                upstream: hosting.upstream,
+                limits,
+                basePath: config.base.path,
+                exchanges: parts.forwarding.exchanges,
+                large: parts.forwarding.large,
+              },
         journalWriter: createJournalWriter({
           counters: parts.counters,
           journal: parts.journal,
@@ -265,6 +277,7 @@ export function buildReady(
         bodies,
         jsonHeaders: new Map(),
         report: setup.report,
+        commit,
       },
       admin: {
         table: setup.table as RouteTable<AdminOperation>,
@@ -289,6 +302,7 @@ export function buildReady(
         },
         bodies,
         report: setup.report,
+        commit,
       },
     },
   }

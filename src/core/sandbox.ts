@@ -23,6 +23,7 @@ import { petRoutes } from './api/operations.js'
 import { bundledSeed, parseSeed } from './api/seed.js'
 import { asyncStore, StateError, type PetStore } from './api/store.js'
 import type { RequestJournal } from './state/request-journal.js'
+import { createCommit, withCommits } from './commit.js'
 import { createDispatcher } from './dispatch.js'
 import { siteRoutes } from './docs/site.js'
 import { createCorsPolicy } from './http/cors.js'
@@ -217,7 +218,8 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     },
     report: setup.report,
   })
-  return facade(config, limits, parts, seeded, handle)
+  const methods = facade(config, limits, parts, seeded, handle)
+  return hosting.commit === undefined ? methods : withCommits(methods, createCommit(parts.changes, hosting.commit))
 }
 
 /**

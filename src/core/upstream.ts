@@ -19,6 +19,7 @@ import { RELAYED_CSP, VIOLATIONS_HEADER } from './http/stages.js'
 import { ApiError } from './http/errors.js'
 import { header, type BodyRead, type CoreRequest, type CoreResponse, type PlainAnswer } from './http/http.js'
 import type { Limits } from './limits.js'
+import type { Release, Turns } from './state/turns.js'
 import {
   after,
   contractViolations,
@@ -315,6 +316,8 @@ export interface ForwardContext {
   readonly basePath: string
   /** Forwarded requests waiting for the upstream now: the upstreamRequests budget's use. */
   readonly exchanges: { waiting: number }
+  /** Large answers are checked, and recorded, one at a time (state/turns.ts). */
+  readonly large: Turns
 }
 
 /** What a forwarded call leaves for its journal entry: what was sent of the body, whether it went, and the answer's violations. */
@@ -322,6 +325,8 @@ export interface ForwardRecord {
   readonly seen: { body: unknown; bytes: number }
   sent: boolean
   violations: Violations | undefined
+  /** A large answer's turn (state/turns.ts), held through its check and its recording; given back at the finish at the latest. */
+  turn: Release | undefined
 }
 
 /**
@@ -373,10 +378,11 @@ export async function forward(
   // A large answer (upstreamBodyBytes raised) is checked in slices: the other clients are answered
   // meanwhile. The check gives the same violations either way.
   const size = answer.bytes?.byteLength ?? answer.body.length
-  const checked =
-    size >= SLICED_FROM_LENGTH
-      ? await contractViolationsInSlices(operation.id, answer, limits.contractProblems, pause)
-      : undefined
+  let checked: Violations | undefined
+  if (size >= SLICED_FROM_LENGTH) {
+    record.turn = await context.large.take()
+    checked = await contractViolationsInSlices(operation.id, answer, limits.contractProblems, pause)
+  }
   const { response, violations } = relayed(operation.id, answer, upstream, onward, context.basePath, checked)
   record.violations = violations
   return response

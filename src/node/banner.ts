@@ -49,7 +49,9 @@ export async function printBanner(server: RunningServer, flags: ServeFlags, pain
         ? [
             line(
               'State file:',
-              `${flags.stateFile} (saved after changes, at most every ${sandbox.limits.stateSaveIntervalMs} ms, and at exit)`,
+              flags.stateSave === 'interval'
+                ? `${flags.stateFile} (saved after changes, at most every ${sandbox.limits.stateSaveIntervalMs} ms, and at exit: a crash loses the changes since)`
+                : `${flags.stateFile} (every change on disk before its answer)`,
             ),
           ]
         : []),

@@ -7,6 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { header, type BodyRead, type RequestHeaders } from '../core/http/http.js'
 
+/** A read that Node's request timeout ended: its 408 went out, and no one is left to answer. */
+const TIMED_OUT: BodyRead = { body: null, truncated: false, incomplete: true, timedOut: true }
+
 /**
  * Reads the body only when the core asks, and stops at the first chunk past `limit`: enough for
  * the core to see that a body is too large without the rest being read (a declared length over
@@ -24,6 +27,8 @@ export class BodyReader {
   gone = false
   /** What broke the body's framing, once the parser said so. */
   private broken: string | undefined
+  /** Node's request timeout ended the request before its body came whole. */
+  private expired = false
   /** Ends the read under way, if one is, with the given outcome. */
   private endRead: ((read: BodyRead) => void) | undefined
 
@@ -41,6 +46,17 @@ export class BodyReader {
     return this.request.complete ? 0 : this.chunked ? Infinity : Math.max(0, this.length - this.received)
   }
 
+  /**
+   * Node's request timeout ended the request mid-body and its 408 went out (parse-errors.ts): the
+   * read under way ends as timed out, so the core journals that 408; no one is left to answer.
+   */
+  timedOut(): void {
+    if (this.request.complete || this.broken !== undefined) return
+    this.gone = true
+    this.expired = true
+    this.endRead?.(TIMED_OUT)
+  }
+
   /** The parser gave up on the body's framing: a read under way, or the next one, answers `malformed`. */
   malformed(reason: string): void {
     if (this.broken !== undefined) return
@@ -51,6 +67,7 @@ export class BodyReader {
   read(limit: number): Promise<BodyRead> {
     const { request, response } = this
     if (this.broken !== undefined) return Promise.resolve({ body: null, truncated: false, malformed: this.broken })
+    if (this.expired) return Promise.resolve(TIMED_OUT)
     if (this.declared === undefined && !this.chunked) return Promise.resolve({ body: null, truncated: false })
     // The client waits for this before it sends the body (Expect: 100-continue).
     if (this.headers.expect !== undefined && !response.headersSent) response.writeContinue()

@@ -372,8 +372,14 @@ function keeping(): Option[] {
   return [
     option(
       '--state-file <file>',
-      'keep the data and checkpoints in this file across restarts, saved at most once a second and at exit; not with --isolate',
+      'keep the data and checkpoints in this file across restarts: every change on disk before its answer; not with --isolate',
       'PETSTORE_STATE_FILE',
+    ),
+    option(
+      '--state-save <when>',
+      'with --state-file: always (every change on disk before its answer) or interval (at most once a second, faster; a crash loses the changes since)',
+      'PETSTORE_STATE_SAVE',
+      'always',
     ),
     option('-q, --quiet', 'do not log each request', 'PETSTORE_QUIET'),
   ]

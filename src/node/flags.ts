@@ -37,6 +37,7 @@ export interface ServeFlags {
   quiet?: boolean
   log?: string[]
   stateFile?: string
+  stateSave?: string
   upstream?: string
   forward?: OperationId[] | 'all'
   upstreamKey?: string

@@ -16,7 +16,11 @@ export type ParseError = Error & { code?: string; rawPacket?: Buffer; reason?: s
 export function onClientError(adapter: Adapter, error: ParseError, socket: Duplex): void {
   const { limits } = adapter
   socket.on('error', ignore)
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') adapter.timedOut.add(socket)
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    adapter.timedOut.add(socket)
+    // A body being read: its call ends as timed out (408 in the journal), not as a client gone.
+    adapter.sockets.interrupted(socket)?.timedOut()
+  }
   // A socket's own failure (a reset, a broken pipe): no one is left to answer.
   if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && error.code?.startsWith('HPE_') !== true) {
     socket.destroy()

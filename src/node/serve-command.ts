@@ -83,6 +83,11 @@ function serverOptionsOf(
       !(flags.stateFile === '' && command.getOptionValueSource('stateFile') === 'env') && {
         stateFile: flags.stateFile,
       }),
+    // Checked by the options' schema: a word it does not know is named there.
+    ...(flags.stateSave !== undefined &&
+      !(flags.stateSave === '' && command.getOptionValueSource('stateSave') === 'env') && {
+        stateSave: flags.stateSave as 'always' | 'interval',
+      }),
     ...(flags.upstream !== undefined && { upstream: flags.upstream }),
     ...(forward !== undefined && { forward }),
     ...(flags.upstreamKey !== undefined && { upstreamKey: flags.upstreamKey }),

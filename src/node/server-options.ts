@@ -44,10 +44,19 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl' | 'version
   logColors?: boolean
   /**
    * Keep the data and its checkpoints in this file across restarts: loaded at start (created from
-   * the seed when missing; a bad file refuses to start), saved after changes at most once per
-   * `stateSaveIntervalMs`, and at close. A second server on the same file refuses to start. Not with `isolate`.
+   * the seed when missing; a bad file refuses to start), every change on disk before its answer
+   * (`stateSave`), and written whole at close. A second server on the same file refuses to start.
+   * Not with `isolate`.
    */
   stateFile?: string
+  /**
+   * When the state file is written. `always`: every change is on disk before its answer goes out,
+   * created pets appended to a change log beside it (`FILE.changes`, flushed once for the writes
+   * that arrive together) and folded into the file once per `stateSaveIntervalMs`. `interval`: the
+   * file is written at most once per `stateSaveIntervalMs` after changes, and at close; faster, but
+   * a crash loses the changes since the last save, answered or not. Default: `always`.
+   */
+  stateSave?: 'always' | 'interval'
 }
 
 export interface RunningServer {
@@ -108,6 +117,7 @@ export function withDefaults(options: ServerOptions) {
     upstreamKey,
     record,
     stateFile,
+    stateSave = 'always',
     ...sandbox
   } = options
   return {
@@ -123,6 +133,7 @@ export function withDefaults(options: ServerOptions) {
     shutdownTimeoutMs,
     upstream: { upstream, forward, upstreamKey, record },
     stateFile,
+    stateSave,
     sandbox,
   }
 }

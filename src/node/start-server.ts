@@ -22,6 +22,7 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createNotices, type Notices } from '../core/admin/notices.js'
 import { DEFAULT_BASE_PATH } from '../core/http/base-url.js'
+import type { Pet } from '../core/api/contract.js'
 import { LIMITS } from '../core/limits.js'
 import { checkServerOptions, stateFileProblem } from '../core/options.js'
 import { createSandboxCore, type SandboxCore } from '../core/sandbox.js'
@@ -30,7 +31,7 @@ import { createAssets } from './assets.js'
 import { createSocketTracker } from './connections.js'
 import { createNodeServer } from './http-server.js'
 import type { Adapter } from './listener.js'
-import { keepStateFile } from './open-state-file.js'
+import { keepStateFile, type KeptFile } from './open-state-file.js'
 import { packageVersion } from './package-files.js'
 import {
   ServerStartError,
@@ -58,7 +59,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const settings = withDefaults(options)
   const hosted = createHostedSandbox(settings)
   const { kept } = hosted
-  if (settings.stateFile !== undefined) kept.saver = await keepStateFile(settings.stateFile, hosted.sandbox)
+  if (settings.stateFile !== undefined) {
+    kept.saver = await keepStateFile(settings.stateFile, hosted.sandbox, settings.stateSave)
+  }
   const adapter = createAdapter(hosted, settings)
   const server = createNodeServer(adapter, hosted.connections)
   await listen(server, settings, kept.saver)
@@ -72,11 +75,11 @@ interface HostedSandbox {
   /** Connections open now: health shows them beside the connections limit. */
   readonly connections: { open: number }
   /** The state file's saver, once the file is open; health asks for its status before that too. */
-  readonly kept: { saver?: StateFile }
+  readonly kept: { saver?: KeptFile }
 }
 
 function createHostedSandbox(settings: Settings): HostedSandbox {
-  const { sandbox: sandboxOptions, stateFile, shutdownTimeoutMs } = settings
+  const { sandbox: sandboxOptions, stateFile, stateSave, shutdownTimeoutMs } = settings
   const forwardTo = createUpstream(settings.upstream)
   // One summariser for the core's notices (evictions, overflows) and the adapter's own (clients
   // gone, connections refused), so each kind shares one window. Its window is checked by the core.
@@ -98,8 +101,24 @@ function createHostedSandbox(settings: Settings): HostedSandbox {
       accessLog: settings.log !== undefined,
       ...(forwardTo !== undefined && { upstream: forwardTo }),
       ...(stateFile !== undefined && {
-        stateFile: () => kept.saver?.status() ?? { file: stateFile, savedAt: null, error: null },
+        stateFile: () =>
+          kept.saver?.status() ?? {
+            file: stateFile,
+            savedAt: null,
+            error: null,
+            save: stateSave,
+            flushes: 0,
+            flushedChanges: 0,
+          },
       }),
+      // Every change on disk before its answer: the core asks (its commit stages), the file's committer answers.
+      ...(stateFile !== undefined &&
+        stateSave === 'always' && {
+          inserted: (pet: Pet, revision: number) => {
+            kept.saver?.inserted?.(pet, revision)
+          },
+          commit: (revision: number) => kept.saver?.commit?.(revision) ?? Promise.resolve(),
+        }),
     },
   )
   return { sandbox, notices, connections, kept }

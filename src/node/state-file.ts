@@ -10,7 +10,7 @@
 import { constants, type Stats } from 'node:fs'
 import { lstat, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes, type Hash } from 'node:crypto'
 import { readJson } from '../core/http/json.js'
 
 /** Thrown when the file cannot be used: locked by another process, unreadable, or not JSON. */
@@ -25,6 +25,11 @@ export interface StateFileStatus {
   readonly savedAt: string | null
   /** Why the last save failed, until one succeeds again. */
   readonly error: string | null
+  /** `--state-save`: every change before its answer, or at most once per interval. */
+  readonly save: 'always' | 'interval'
+  /** `always`: the change log's flushes since the start, and the changes they held. */
+  readonly flushes: number
+  readonly flushedChanges: number
 }
 
 export interface StateFile {
@@ -92,11 +97,14 @@ export function notAFile(found: Stats): string | undefined {
   return 'not a regular file'
 }
 
+/** A state file's text's identity, as its change log names it. */
+export const digestOf = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
+
 /**
  * The file's JSON value, read by the same reader as request bodies (no duplicate keys, numbers
- * kept exact); undefined when there is no file yet.
+ * kept exact), and its text's digest; undefined when there is no file yet.
  */
-export async function readStateFile(file: string): Promise<unknown> {
+export async function readStateFile(file: string): Promise<{ value: unknown; digest: string } | undefined> {
   let text: string
   try {
     // Without blocking, and checked once open: a FIFO swapped in after the start's check would hang here.
@@ -115,7 +123,7 @@ export async function readStateFile(file: string): Promise<unknown> {
   }
   const read = readJson(text, `state file ${file}`)
   if (!read.ok) throw new StateFileError(read.problems.join('; '))
-  return read.value
+  return { value: read.value, digest: digestOf(text) }
 }
 
 /**
@@ -131,7 +139,11 @@ export async function readStateFile(file: string): Promise<unknown> {
  * It syncs the file but not the folder, whose sync makes the rename itself last, and with
  * signal-exit it is 216 KB on disk, for the same bundle.
  */
-export async function writeAtomically(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
+export async function writeAtomically(
+  file: string,
+  chunks: AsyncIterable<string> | Iterable<string>,
+  digest?: Hash,
+): Promise<void> {
   const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const mode = await stat(file).then(
     (found) => found.mode & 0o777,
@@ -140,7 +152,10 @@ export async function writeAtomically(file: string, chunks: AsyncIterable<string
   try {
     const handle = await open(temporary, 'w', mode)
     try {
-      for await (const chunk of chunks) await handle.write(chunk)
+      for await (const chunk of chunks) {
+        digest?.update(chunk)
+        await handle.write(chunk)
+      }
       await handle.sync()
     } finally {
       await handle.close()
@@ -248,7 +263,7 @@ export function startSaver(options: SaverOptions): StateFile {
 
   return {
     saveNow: saveInTurn,
-    status: () => ({ file, savedAt, error }),
+    status: () => ({ file, savedAt, error, save: 'interval' as const, flushes: 0, flushedChanges: 0 }),
     async close() {
       closed = true
       clearInterval(timer)

@@ -247,7 +247,16 @@ function lockOf(lock: string, me: Holder, staleMs: number): StateFileLock {
     release() {
       clearInterval(touch)
       // Only our own lock: a process that took over a lock it believed stale keeps its own.
-      if (isMine(readLock(lock))) rmSync(lock, { force: true })
+      if (!isMine(readLock(lock))) return
+      try {
+        rmSync(lock, { force: true })
+      } catch (error) {
+        // A folder gone read-only, or taken from us: the stop goes on. The lock names this
+        // process, which a next start finds gone and takes over.
+        console.warn(
+          `petstore-sandbox: cannot remove ${lock}: ${describe(error)}; a next start takes it over once this process is gone`,
+        )
+      }
     },
   }
 }
@@ -314,12 +323,29 @@ function holderOf(text: string): Holder | undefined {
   }
 }
 
+/**
+ * Whether a process runs: it answers signal 0, and /proc does not show it dead. A killed process
+ * whose parent has not reaped it yet (a zombie, state Z, or X while it goes) still answers signal
+ * 0, but holds nothing: a restart right after a `kill -9` must not wait for its parent.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  const state = stateOf(pid)
+  return state !== 'Z' && state !== 'X'
+}
+
+/** A process's state letter (`/proc/PID/stat`, field 3); undefined where there is no /proc. */
+function stateOf(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The name (field 2) is in parentheses and may hold spaces: the state follows its last ')'.
+    return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3)
+  } catch {
+    return undefined
   }
 }

@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process'
 import { inject } from 'vitest'
 
-export type ProgramName = 'chromium' | 'haproxy' | 'caddy' | 'script' | 'unshare' | 'dash' | 'bash'
+export type ProgramName = 'chromium' | 'haproxy' | 'caddy' | 'script' | 'unshare' | 'mounts' | 'dash' | 'bash'
 
 /** The Chromium the tests need: Debian's by default; never a downloaded browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -57,6 +57,20 @@ export const PROGRAMS: Readonly<Record<ProgramName, ProgramSpec>> = {
     label: "util-linux's unshare with PID namespaces",
     version: ['unshare', '-p', '-f', '--mount-proc', 'true'],
     install: 'apt-get install -y util-linux, and run the tests as root (unshare -p needs CAP_SYS_ADMIN)',
+  },
+  // Not a version either: whether a test may give a process a file system of its own and break it
+  // (a tmpfs in a mount namespace, remounted read-only from outside with nsenter, a process run as
+  // nobody with setpriv): root, util-linux. The state file's disk faults are rehearsed this way.
+  mounts: {
+    label: "util-linux's unshare -m, nsenter and setpriv, with mounts",
+    version: [
+      'unshare',
+      '-m',
+      'sh',
+      '-c',
+      'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d" && mount -o remount,ro "$d" && umount "$d" && rmdir "$d" && nsenter --version && setpriv --version',
+    ],
+    install: 'apt-get install -y util-linux, and run the tests as root (mounts need CAP_SYS_ADMIN)',
   },
   // The two kinds of sh npx may run a bin through: dash keeps itself between npx and the bin, bash
   // hands over to it (test/npx.test.ts). dash has no version query: running it is the question.

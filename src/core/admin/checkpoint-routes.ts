@@ -34,6 +34,7 @@ const listCheckpointsRoute = admin({
 
 const saveCheckpointRoute = admin({
   id: 'saveCheckpoint',
+  writes: true,
   summary: 'Save the data (pets and the id sequence, and the scenarios if asked) under a name',
   description: `A name in use is refused (409) unless "replace" is true. The reset keeps checkpoints. ${SCOPE}`,
   makesTenant: true,
@@ -62,6 +63,7 @@ const saveCheckpointRoute = admin({
 
 const restoreCheckpointRoute = admin({
   id: 'restoreCheckpoint',
+  writes: true,
   summary: 'Rewind the data (and the scenarios, if saved with it) to a checkpoint',
   description: `The journal stays as it is. ${SCOPE}`,
   errors: ['checkpoint_not_found', 'insufficient_storage'],
@@ -75,6 +77,7 @@ const restoreCheckpointRoute = admin({
 
 const deleteCheckpointRoute = admin({
   id: 'deleteCheckpoint',
+  writes: true,
   summary: 'Delete a checkpoint',
   description: SCOPE,
   errors: ['checkpoint_not_found'],

@@ -167,6 +167,14 @@ export const SandboxHealthSchema = z.object({
         .nullable()
         .meta({ description: 'When it was last written whole; null before the first save' }),
       error: z.string().nullable().meta({ description: 'Why the last save failed, until one succeeds; else null' }),
+      save: z.enum(['always', 'interval']).meta({
+        description:
+          'always: every change is on disk before its answer (--state-save always, the default); interval: written at most once per stateSaveIntervalMs',
+      }),
+      flushes: z.int().min(0).meta({
+        description: "always: the change log's flushes since the start (one for the writes that arrive together)",
+      }),
+      flushedChanges: z.int().min(0).meta({ description: 'always: the changes those flushes held' }),
     })
     .nullable()
     .meta({ description: 'The state file the server keeps (--state-file); null without one' }),

@@ -25,6 +25,11 @@ export interface StateFileHealth {
   readonly file: string
   readonly savedAt: string | null
   readonly error: string | null
+  /** When it is written: every change before its answer, or at most once per interval. */
+  readonly save: 'always' | 'interval'
+  /** `always`: the change log's flushes since the start, and the changes they held (their batches). */
+  readonly flushes: number
+  readonly flushedChanges: number
 }
 
 /** Every part whose use a budget bounds, and what health says of the sandbox itself. */

@@ -40,6 +40,7 @@ import { ScenarioError } from '../state/scenarios.js'
 
 const reset = admin({
   id: 'resetSandbox',
+  writes: true,
   summary: 'Restore the seed and the id sequence; clear the journal and scenarios',
   description: SCOPE,
   errors: [],
@@ -142,6 +143,7 @@ const exportState = admin({
 
 const importState = admin({
   id: 'importState',
+  writes: true,
   makesTenant: true,
   summary: 'Replace all pets, the next id and the checkpoints',
   description:

@@ -112,7 +112,18 @@ export interface StoreBudgets {
    */
   readonly petJson?: WeakMap<Pet, string>
   /** Counts every change of any store's data: a state file saves when it moved. */
-  readonly changes?: { count: number }
+  readonly changes?: Changes
+}
+
+/**
+ * The count of every change of the data and the checkpoints, in every tenant: a host that keeps
+ * the data (a state file) saves when it moved. A host that writes changes as they come (a state
+ * file's change log) also hears of each pet a create added, with the count it moved to: a run of
+ * such counts with nothing else between is a run of pets to append, anything else a whole save.
+ */
+export interface Changes {
+  count: number
+  readonly inserted?: ((pet: Pet, revision: number) => void) | undefined
 }
 
 /** A store over a seed index; several stores (tenants) share one index. */
@@ -185,6 +196,7 @@ export function createTenantStore(
       changes.count++
       cache?.drop(owner)
       const pet: Pet = { id, ...newPet }
+      changes.inserted?.(pet, changes.count)
       state.created.push(pet)
       state.createdById.set(id, pet)
       if (pet.status !== undefined) state.createdByStatus.get(pet.status)?.push(pet)

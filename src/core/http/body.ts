@@ -129,6 +129,9 @@ export function checkWithinCap(read: BodyRead, cap: number): Uint8Array {
 
 /** A body read to its end, or the refusal when it never came whole: the client left, or its chunked framing broke. */
 export function checkFraming(read: BodyRead): void {
+  if (read.timedOut === true) {
+    throw new ApiError('request_timeout', 'The body did not arrive whole within the request timeout (requestTimeoutMs)')
+  }
   if (read.incomplete === true) {
     throw new ApiError('bad_request', 'The client closed the connection before the body was complete')
   }

@@ -60,6 +60,11 @@ export interface BodyRead {
   /** The client went away before the whole body came: there is no request to answer. */
   readonly incomplete?: boolean
   /**
+   * The body did not come whole within the server's request timeout (requestTimeoutMs): the
+   * server answered 408 and closed the connection; the call is journaled with that 408.
+   */
+  readonly timedOut?: boolean
+  /**
    * The body's framing is broken (a chunk size that is no number, a chunk longer than it said):
    * what the server's parser reported. Nothing after it on the connection can be read.
    */

@@ -49,7 +49,10 @@ export interface OperationSpec {
   readonly petData?: boolean
   /** Makes the key's tenant when it has none (an admin write in isolated mode): past the tenants cap, 503. */
   readonly makesTenant?: boolean
-  /** Changes pet data when it succeeds: the event stream says so. */
+  /**
+   * Changes the data or the checkpoints when it succeeds: the API's event stream says so, and with
+   * --state-file the change is on disk before the answer (commit.ts).
+   */
   readonly writes?: boolean
   /** The operation reads a JSON body: the limit that caps it, its schema and a hint for an empty one. */
   readonly body?: {

@@ -154,6 +154,12 @@ export const API_STAGES: readonly Stage[] = [
   },
   { name: 'keep', says: ["(--record) a forwarded answer's pets, kept"], file: 'keep.ts', answers: [] },
   {
+    name: 'commit',
+    says: ['(--state-file) a change on disk before its', 'answer'],
+    file: 'commit.ts',
+    answers: [{ codes: ['insufficient_storage'], when: (operation) => operation.writes === true }],
+  },
+  {
     name: 'finish',
     says: ['its headers, the counters, the journal, the', 'events'],
     file: 'api-answer.ts',
@@ -197,5 +203,11 @@ export const ADMIN_STAGES: readonly Stage[] = [
     file: 'admin/controls.ts',
     answers: [{ codes: ['service_unavailable'], when: (operation) => operation.makesTenant === true }],
     errorHeaders: { service_unavailable: RETRY },
+  },
+  {
+    name: 'commit',
+    says: ['(--state-file) a change on disk before its', 'answer'],
+    file: 'commit.ts',
+    answers: [{ codes: ['insufficient_storage'], when: (operation) => operation.writes === true }],
   },
 ]

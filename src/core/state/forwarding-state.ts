@@ -7,6 +7,7 @@
  *
  * May import: core/state, core/api, core/http, core/limits.ts, zod. No msw, no node:*, no adapter.
  */
+import { createTurns, type Turns } from './turns.js'
 import type { Forwarding } from './shapes.js'
 import { OPERATIONS, type OperationId } from '../api/contract.js'
 import type { Unrecorded } from '../api/record.js'
@@ -29,6 +30,8 @@ export interface ForwardingState {
   readonly unrecorded: Set<Unrecorded>
   /** Forwarded requests waiting for the upstream now: the upstreamRequests budget's use. */
   readonly exchanges: { waiting: number }
+  /** Large answers, checked and recorded one at a time (turns.ts). */
+  readonly large: Turns
 }
 
 /**
@@ -62,6 +65,7 @@ export function createForwarding(
     upstream,
     forwarded,
     exchanges: { waiting: 0 },
+    large: createTurns(),
     record,
     recorded: { pets: 0 },
     unrecorded: new Set(),
