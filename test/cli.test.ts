@@ -179,7 +179,10 @@ describe('the petstore-sandbox command', () => {
         '600000',
         '--state-file',
         file,
-        // No save after the first one, so the pet below is a change the file misses.
+        // Saved on an interval, not before each answer (the default), and no save after the
+        // first one: the pet below is a change the file misses.
+        '--state-save',
+        'interval',
         '--limit',
         'stateSaveIntervalMs=600000',
       ])
@@ -203,6 +206,39 @@ describe('the petstore-sandbox command', () => {
       )
       expect(existsSync(`${file}.lock`)).toBe(false)
       expect(JSON.stringify(JSON.parse(readFileSync(file, 'utf8')))).not.toContain('Not saved')
+      rmSync(folder, { recursive: true, force: true })
+    })
+    it('says on the second Ctrl-C that the state file holds every change when each was saved before its answer', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'petstore-abandon-'))
+      const file = join(folder, 'state.json')
+      const args = ['--port', '0', '--quiet', '--shutdown-timeout', '600000', '--state-file', file]
+      const first = await start(args)
+      const created = await fetch(`${first.apiUrl}/pets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Kept', categoryId: 1 }),
+      })
+      expect(created.status).toBe(201)
+      const { id } = (await created.json()) as { id: number }
+      const { answer } = await heldInDelay(first.apiUrl)
+      first.cli.child.kill('SIGINT')
+      await waitFor(first.cli, /Stopping \(SIGINT\): letting 1 request in flight finish/)
+      first.cli.child.kill('SIGINT')
+      expect(await first.cli.exited).toBe(130)
+      expect(await answer).toBe('UND_ERR_SOCKET')
+      expect(first.cli.stderr()).toMatch(
+        new RegExp(
+          `The state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds every change \\(saved \\S+\\)\\. Its lock is released\\.`,
+        ),
+      )
+      expect(existsSync(`${file}.lock`)).toBe(false)
+      // The answered create is there after a restart.
+      const second = await start(args)
+      const read = await fetch(`${second.apiUrl}/pets/${String(id)}`, { headers: { Authorization: `Bearer ${KEY}` } })
+      expect(read.status).toBe(200)
+      expect(((await read.json()) as { name: string }).name).toBe('Kept')
+      second.cli.child.kill('SIGTERM')
+      await second.cli.exited
       rmSync(folder, { recursive: true, force: true })
     })
   })

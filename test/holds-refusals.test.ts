@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createSandboxClient } from '../src/client.js'
 import { createSandbox, HoldError } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server.js'
-import { rawRequest } from './support/raw-http.js'
+import { rawExchange, rawRequest } from './support/raw-http.js'
 
 const KEY = 'petstore-sandbox-key'
 const BODY_CAP = 16_384
@@ -204,6 +204,39 @@ describe('over HTTP: a hold set, every refusal answered at once and never counte
     const entries = await client().requests()
     expect(entries.at(-1)).toMatchObject({ operation: 'createPet', status: 400, heldMs: null })
     expect(await holdOf(hold.id)).toMatchObject({ remaining: 1, caught: 0, holding: 0 })
+  })
+})
+
+describe('over HTTP: a held body that never ends', () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    // Small, from the limits table, so that the request timeout ends the body soon.
+    server = await startServer({ port: 0, limits: { requestTimeoutMs: 400, headersTimeoutMs: 400 } })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('is answered 408 and journaled 408, with how long the hold held it', async () => {
+    const client = createSandboxClient({ baseUrl: server.url })
+    const hold = await client.holds.add({ operation: 'createPet' })
+    // Announces 30 bytes, sends 14, and keeps its side open: the body never ends.
+    const answer = await rawExchange(
+      server.url,
+      `POST /v1/pets HTTP/1.1\r\nHost: ${new URL(server.url).host}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":"Rex",`,
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(answer).toContain('"code":"request_timeout"')
+    const entry = (await client.requests()).at(-1)
+    expect(entry).toMatchObject({ operation: 'createPet', status: 408 })
+    expect(entry?.heldMs).toBeGreaterThan(0)
+    // Let go as if never caught: the hold still waits for a call.
+    expect((await client.holds.list()).find((one) => one.id === hold.id)).toMatchObject({
+      remaining: 1,
+      caught: 0,
+      holding: 0,
+    })
+    expect(await server.sandbox.pets.count()).toBe(32)
   })
 })
 

@@ -220,7 +220,11 @@ describe('a holder killed and not yet reaped (a zombie)', () => {
       ['-c', '"$0" "$@" >"$LOG" 2>&1 & echo $!; exec sleep 60', process.execPath, ...sandboxArgs(file)],
       { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, LOG: log } },
     )
-    const parentExited = new Promise<void>((resolve) => parent.once('close', () => resolve()))
+    const parentExited = new Promise<void>((resolve) =>
+      parent.once('close', () => {
+        resolve()
+      }),
+    )
     let pidText = ''
     parent.stdout.setEncoding('utf8').on('data', (chunk: string) => (pidText += chunk))
     try {

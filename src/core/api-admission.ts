@@ -125,9 +125,10 @@ async function judgedBeforeHold(context: ApiContext, way: ApiWay, caught: Caught
     }
   }
   if (way.refusal === undefined) return caught
-  // Let go at once, its hold's counts as if it had never caught the call; the journal still says
-  // how long it was held while its body came (a body that never ends: the request timeout).
-  way.heldMs = caught.heldMs()
+  // Let go at once, its hold's counts as if it had never caught the call. A body that never ended
+  // (the request timeout's 408) was held while it did not come, and the journal says how long; a
+  // body refused as it came was answered at once, and has no heldMs.
+  if (way.refusal instanceof ApiError && way.refusal.code === 'request_timeout') way.heldMs = caught.heldMs()
   caught.uncatch()
   return undefined
 }

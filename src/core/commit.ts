@@ -11,7 +11,6 @@
  */
 import type { Changes, PetStore } from './api/store.js'
 import { ApiError } from './http/errors.js'
-import type { SandboxCore } from './sandbox.js'
 
 /** Resolves once every change made so far is on disk; rejects with the 507 when it cannot be. */
 export type Commit = () => Promise<void>
@@ -46,29 +45,33 @@ function committedStore(store: PetStore, commit: Commit): PetStore {
   }
 }
 
+/** What withCommits wraps: a sandbox's stores, and its methods that write. */
+interface Committable {
+  readonly pets: PetStore
+  tenant(key: string): PetStore
+}
+
 /**
  * The sandbox's methods as a host that commits gives them: a method that changes the data or the
- * checkpoints resolves once the change is on disk, as the routes answer; it rejects with the 507's
- * ApiError when the change could not be written (it is kept in memory).
+ * checkpoints (`writes`, named by the sandbox, whose methods they are) resolves once the change is
+ * on disk, as the routes answer; it rejects with the 507's ApiError when the change could not be
+ * written (it is kept in memory). Generic, so that this file needs no import of the sandbox's.
  */
-export function withCommits(sandbox: SandboxCore, commit: Commit): SandboxCore {
-  const after =
-    <A extends unknown[], R>(method: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      const result = await method(...args)
+export function withCommits<S extends Committable>(sandbox: S, commit: Commit, writes: readonly (keyof S)[]): S {
+  const wrapped: Partial<Record<keyof S, unknown>> = {}
+  for (const name of writes) {
+    const method = sandbox[name] as (...args: unknown[]) => Promise<unknown>
+    const committed = async (...args: unknown[]) => {
+      const result = await method.apply(sandbox, args)
       await commit()
       return result
     }
+    wrapped[name] = committed
+  }
   return {
     ...sandbox,
     pets: committedStore(sandbox.pets, commit),
-    tenant: (key) => committedStore(sandbox.tenant(key), commit),
-    reset: after(sandbox.reset.bind(sandbox)),
-    restore: after(sandbox.restore.bind(sandbox)),
-    reseed: after(sandbox.reseed.bind(sandbox)),
-    checkpoint: after(sandbox.checkpoint.bind(sandbox)),
-    rewind: after(sandbox.rewind.bind(sandbox)),
-    deleteCheckpoint: after(sandbox.deleteCheckpoint.bind(sandbox)),
-    importState: after(sandbox.importState.bind(sandbox)),
+    tenant: (key: string) => committedStore(sandbox.tenant(key), commit),
+    ...wrapped,
   }
 }

@@ -219,7 +219,17 @@ export function createSandboxCore(options: SandboxOptions = {}, hosting: Hosting
     report: setup.report,
   })
   const methods = facade(config, limits, parts, seeded, handle)
-  return hosting.commit === undefined ? methods : withCommits(methods, createCommit(parts.changes, hosting.commit))
+  if (hosting.commit === undefined) return methods
+  // The methods that change the data or the checkpoints: each resolves once its change is on disk.
+  return withCommits(methods, createCommit(parts.changes, hosting.commit), [
+    'reset',
+    'restore',
+    'reseed',
+    'checkpoint',
+    'rewind',
+    'deleteCheckpoint',
+    'importState',
+  ])
 }
 
 /**
