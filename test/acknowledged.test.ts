@@ -7,31 +7,15 @@
  * test:rounds` sets ACKNOWLEDGED_ROUNDS=100. Also: a torn last line in the change log (a crash
  * mid-append) is dropped with one line, and `--state-save interval` still answers before it saves.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync, appendFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
-import { spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
+import { describe, expect, it } from 'vitest'
+import { BIN, spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
+import { scratch } from './support/scratch.js'
 
-const BIN = fileURLToPath(new URL('../bin/petstore-sandbox.js', import.meta.url))
 const ROUNDS = Number(process.env.ACKNOWLEDGED_ROUNDS ?? 1)
 const HEADERS = { Authorization: 'Bearer petstore-sandbox-key', 'Content-Type': 'application/json' }
-const folders: string[] = []
-const processes: Cli[] = []
-
-afterAll(async () => {
-  for (const cli of processes)
-    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL')
-  await Promise.all(processes.map((cli) => cli.exited))
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
-})
-
-function folder(): string {
-  const made = mkdtempSync(join(tmpdir(), 'petstore-acknowledged-'))
-  folders.push(made)
-  return made
-}
+const { folder, processes } = scratch('petstore-acknowledged-')
 
 interface Running {
   readonly cli: Cli

@@ -6,12 +6,10 @@
  * 390 px screen is reference-page.test.ts's, on the pages it loads for its own checks. With
  * SCREENSHOT_DIR set, the first screen of each goes there (as in dashboard.test.ts).
  */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { needs } from './support/programs.js'
-import { closeSharedContexts, sharedChromium } from './support/chromium.js'
+import { closeSharedContexts, screenshot, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
@@ -19,14 +17,6 @@ const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
 const LIVE = { timeout: 10_000, interval: 50 }
 const DESKTOP = { width: 1280, height: 900 }
 const PHONE = { width: 390, height: 844 }
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR
-
-/** The first screen of the page, into SCREENSHOT_DIR when it is set. */
-async function screenshot(page: Page, name: string): Promise<void> {
-  if (SCREENSHOT_DIR === undefined) return
-  mkdirSync(SCREENSHOT_DIR, { recursive: true })
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) })
-}
 
 /** The most space allowed between two panels one above the other: the grid's gap is 16 px. */
 const MOST_GAP = 48

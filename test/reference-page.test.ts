@@ -8,23 +8,13 @@
  * browser 1-2 CPU-s. With SCREENSHOT_DIR set, the first screen of each goes there (as in
  * dashboard.test.ts); with SCREENSHOT, the API's page with its calls made.
  */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { needs } from './support/programs.js'
-import { closeSharedContexts, sharedChromium } from './support/chromium.js'
+import { closeSharedContexts, screenshot, sharedChromium } from './support/chromium.js'
 import { startServer, type RunningServer } from '../src/server.js'
 
 const PHONE = { width: 390, height: 844 }
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR
-
-/** The first screen of the page, into SCREENSHOT_DIR when it is set. */
-async function screenshot(page: Page, name: string): Promise<void> {
-  if (SCREENSHOT_DIR === undefined) return
-  mkdirSync(SCREENSHOT_DIR, { recursive: true })
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) })
-}
 
 /** How far the document is wider than the window: 0 when nothing runs off to the side. */
 const overflow = (page: Page) =>

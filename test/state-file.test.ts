@@ -9,7 +9,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -19,19 +18,18 @@ import {
 import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer as createNetServer, type Server } from 'node:net'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { startSaver } from '../src/node/state-file.js'
 import type { StateFileLock } from '../src/node/state-lock.js'
 import { refusal } from './support/cli-in-process.js'
 import { spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
+import { scratch } from './support/scratch.js'
 
 const BIN = fileURLToPath(new URL('../bin/petstore-sandbox.js', import.meta.url))
 const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
 const JSON_BODY = { 'Content-Type': 'application/json' }
-const folders: string[] = []
 /**
  * Rounds of the tests whose intent is many tries (kill -9 mid-save, three processes racing for
  * the lock): one in npm test, which proves the path; CI's state-file stage sets
@@ -39,25 +37,11 @@ const folders: string[] = []
  */
 const ROUNDS = Number(process.env.STATE_FILE_ROUNDS ?? 1)
 
-/** Every process a test started: one that fails an assertion before stopping its own leaves none behind. */
-const processes: Cli[] = []
+const { folder, processes } = scratch('petstore-state-')
 const launch = (args: string[], env: Record<string, string> = {}): Cli => {
   const cli = spawnNode(args, env)
   processes.push(cli)
   return cli
-}
-
-afterAll(async () => {
-  for (const cli of processes)
-    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL')
-  await Promise.all(processes.map((cli) => cli.exited))
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
-})
-
-function folder(): string {
-  const made = mkdtempSync(join(tmpdir(), 'petstore-state-'))
-  folders.push(made)
-  return made
 }
 
 interface Running {

@@ -12,43 +12,18 @@
  * under CI=true the run fails instead.
  */
 import { spawn } from 'node:child_process'
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readLock, thisProcess } from '../src/node/state-lock.js'
 import { needs } from './support/programs.js'
 import { BIN, spawnNode, waitFor, type Cli } from './support/spawn-cli.js'
+import { scratch } from './support/scratch.js'
 
 const unshare = needs('unshare')
 const AUTH = { Authorization: 'Bearer petstore-sandbox-key' }
 const STALE_MS = 600
-const folders: string[] = []
-const processes: Cli[] = []
-
-afterAll(async () => {
-  for (const cli of processes) {
-    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL')
-  }
-  await Promise.all(processes.map((cli) => cli.exited))
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
-})
-
-function folder(): string {
-  const made = mkdtempSync(join(tmpdir(), 'petstore-lock-'))
-  folders.push(made)
-  return made
-}
+const { folder, processes } = scratch('petstore-lock-')
 
 const sandboxArgs = (file: string) => [
   BIN,

@@ -1,4 +1,6 @@
-import { chromium, type Browser } from 'playwright-core'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
 // Shared with bench/dashboard.mjs, which is plain JavaScript and cannot import this file.
 import FLAGS from './chromium-flags.json' with { type: 'json' }
 import { chromiumPath } from './programs.js'
@@ -47,4 +49,13 @@ export async function sharedChromium(): Promise<Browser> {
 export async function closeSharedContexts(): Promise<void> {
   const browser = await shared
   await Promise.all(browser?.contexts().map((context) => context.close()) ?? [])
+}
+
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR
+
+/** The first screen of the page, into SCREENSHOT_DIR when it is set (the layout tests' pictures). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOT_DIR === undefined) return
+  mkdirSync(SCREENSHOT_DIR, { recursive: true })
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) })
 }
